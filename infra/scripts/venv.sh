@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Creates .cache/venv and installs infra/requirements.txt into it. Idempotent: a stamp holding
+# the hash of requirements.txt skips the install until the file changes.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+venv="$root/.cache/venv"
+req="$root/infra/requirements.txt"
+stamp="$venv/.requirements.sha256"
+log="$root/.cache/venv-install.log"
+
+want="$(sha256sum "$req" | cut -d' ' -f1)"
+if [[ -x "$venv/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+	exit 0
+fi
+
+mkdir -p "$root/.cache"
+rm -f "$stamp"
+if [[ ! -x "$venv/bin/python" ]]; then
+	python3 -m venv "$venv" >"$log" 2>&1 || {
+		cat "$log" >&2
+		echo "venv.sh: python3 -m venv failed (is python3-venv installed?)" >&2
+		exit 1
+	}
+fi
+if ! "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$req" >"$log" 2>&1; then
+	tail -n 40 "$log" >&2
+	echo "venv.sh: pip install -r infra/requirements.txt failed; full log in $log" >&2
+	exit 1
+fi
+echo "$want" >"$stamp"

@@ -1,0 +1,153 @@
+// Package httpapi is the HTTP contract every operation shares: routing on net/http's
+// ServeMux, JSON in and out, the error bodies of the original service, request ids and one
+// access-log line per request. The same Router serves in Lambda, in the local host and in
+// tests.
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/awslabs/aws-lambda-go-api-proxy/core"
+)
+
+// HandlerFunc is an operation: it writes its answer, or returns the error to answer with.
+type HandlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// Middleware wraps an operation (authentication, for one).
+type Middleware func(HandlerFunc) HandlerFunc
+
+// Router is the ServeMux of one or more operation groups with the shared middleware.
+type Router struct {
+	mux *http.ServeMux
+	log *slog.Logger
+}
+
+// NewRouter returns an empty router that logs to log.
+func NewRouter(log *slog.Logger) *Router {
+	return &Router{mux: http.NewServeMux(), log: log}
+}
+
+// Handle registers h for a ServeMux pattern ("POST /v2/datasets/{dataset_id}/content"),
+// wrapped by mw (the first is outermost).
+func (rt *Router) Handle(pattern string, h HandlerFunc, mw ...Middleware) {
+	for i := len(mw) - 1; i >= 0; i-- {
+		h = mw[i](h)
+	}
+	rt.mux.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			WriteError(w, r, rt.log, err)
+		}
+	}))
+}
+
+// Logger is the router's logger, for handlers that log.
+func (rt *Router) Logger() *slog.Logger { return rt.log }
+
+// ServeHTTP runs the shared middleware around the matched route.
+func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	id := requestIDOf(r)
+	r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
+	rec := &recorder{ResponseWriter: w}
+	rec.Header().Set("X-Request-Id", id)
+	defer func() {
+		if p := recover(); p != nil {
+			rt.log.ErrorContext(r.Context(), "panic", "request_id", id, "route", r.Pattern, "panic_type", panicType(p))
+			if !rec.wrote {
+				WriteJSON(rec, http.StatusInternalServerError, map[string]string{"detail": "Internal Server Error"})
+			}
+		}
+		rt.log.InfoContext(r.Context(), "request", "request_id", id, "method", r.Method, "route", routeOf(r),
+			"status", rec.status, "latency_ms", float64(time.Since(start).Microseconds())/1000)
+	}()
+	r.Body = http.MaxBytesReader(rec, r.Body, MaxBody*16)
+	if _, pattern := rt.mux.Handler(r); pattern == "" {
+		rt.unmatched(rec, r)
+		return
+	}
+	rt.mux.ServeHTTP(rec, r)
+}
+
+// unmatched answers what the mux would answer (404, or 405 with Allow) in FastAPI's shape.
+func (rt *Router) unmatched(w http.ResponseWriter, r *http.Request) {
+	h, _ := rt.mux.Handler(r)
+	probe := &headerProbe{header: http.Header{}}
+	h.ServeHTTP(probe, r)
+	if probe.status == http.StatusMethodNotAllowed {
+		w.Header().Set("Allow", probe.header.Get("Allow"))
+		WriteJSON(w, http.StatusMethodNotAllowed, map[string]string{"detail": "Method Not Allowed"})
+		return
+	}
+	WriteJSON(w, http.StatusNotFound, map[string]string{"detail": "Not Found"})
+}
+
+func routeOf(r *http.Request) string {
+	if r.Pattern != "" {
+		return r.Pattern
+	}
+	return "unmatched"
+}
+
+func panicType(p any) string {
+	if err, ok := p.(error); ok {
+		return "error: " + err.Error()
+	}
+	return "panic"
+}
+
+type requestIDKey struct{}
+
+// RequestID returns the id of the request ctx belongs to.
+func RequestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+// requestIDOf takes API Gateway's request id when the request came through it, else makes one.
+func requestIDOf(r *http.Request) string {
+	if gw, ok := core.GetAPIGatewayV2ContextFromContext(r.Context()); ok && gw.RequestID != "" {
+		return gw.RequestID
+	}
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// recorder remembers the status for the access log and whether anything was written.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (r *recorder) WriteHeader(code int) {
+	if r.wrote {
+		return
+	}
+	r.status, r.wrote = code, true
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	if !r.wrote {
+		r.WriteHeader(http.StatusOK)
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// headerProbe captures what the mux's own 404/405 handler would send.
+type headerProbe struct {
+	header http.Header
+	status int
+}
+
+func (p *headerProbe) Header() http.Header         { return p.header }
+func (p *headerProbe) Write(b []byte) (int, error) { return len(b), nil }
+func (p *headerProbe) WriteHeader(code int)        { p.status = code }
