@@ -80,14 +80,14 @@ func uuidError(input string) string {
 	for i, r := range str {
 		switch {
 		case r >= utf8.RuneSelf:
-			return fmt.Sprintf("invalid character: expected an optional prefix of `urn:uuid:` followed by [0-9a-fA-F-], found `%c` at %d", r, i+offset+1)
+			return fmt.Sprintf("invalid character: found `%c` at %d", r, i+offset+1)
 		case r == '-':
 			if hyphens < 4 {
 				bounds[hyphens] = i
 			}
 			hyphens++
 		case !isHex(string(r)):
-			return fmt.Sprintf("invalid character: expected an optional prefix of `urn:uuid:` followed by [0-9a-fA-F-], found `%c` at %d", r, i+offset+1)
+			return fmt.Sprintf("invalid character: found `%c` at %d", r, i+offset+1)
 		}
 	}
 	if hyphens == 0 && simple {
