@@ -58,7 +58,7 @@ fetch() {
   </dependencies>
 </project>
 POM
-	rm -rf "$dir/lib"
+	rm -rf "${dir:?}/lib"
 	mvn -q -B -f "$dir/pom.xml" -Dmaven.repo.local="$root/.cache/m2" \
 		org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies \
 		-DoutputDirectory="$dir/lib" -DincludeScope=runtime -Dmdep.stripVersion=true

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Every test tier, as `make test` and CI run it:
+#   1. venv.sh            Python tools (moto, SAM CLI, cfn-lint) into .cache/venv
+#   2. dynamodb-local.sh  DynamoDB Local from Maven Central into .cache/dynamodb-local
+#   3. emulators.sh start DynamoDB Local and moto on free 127.0.0.1 ports (stopped on any exit)
+#   4. go test ./...      unit, handler, conformance, event and end-to-end tests
+#   5. template-check.sh  cfn-lint, sam validate, sam build (when that script exists)
+# Prints one timing line per step and stops at the first step that fails, exiting non-zero.
+# (Stopping is also what makes Ctrl-C work: go test handles SIGINT and exits 1, so bash sees
+# no signal, only a failed step.) Extra arguments go to go test, e.g. `test.sh -run Conformance`.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$root"
+scripts=infra/scripts
+
+failed=()
+now() { date +%s%N; }
+
+# step NAME COMMAND...: runs it, prints "test.sh: NAME ok 1.2 s" (or FAILED), records failure.
+step() {
+	local name=$1 t rc=0
+	shift
+	t=$(now)
+	"$@" || rc=$?
+	local took
+	took=$(awk -v a="$t" -v b="$(now)" 'BEGIN { printf "%.1f s", (b - a) / 1e9 }')
+	if ((rc == 0)); then
+		printf 'test.sh: %-18s ok      %s\n' "$name" "$took"
+	else
+		printf 'test.sh: %-18s FAILED  %s (exit %d)\n' "$name" "$took" "$rc"
+		failed+=("$name")
+	fi
+	return "$rc"
+}
+
+finish() {
+	if ((${#failed[@]})); then
+		echo "test.sh: FAILED: ${failed[*]}" >&2
+		exit 1
+	fi
+	echo "test.sh: all steps passed"
+}
+
+step venv bash "$scripts/venv.sh" || finish
+step dynamodb-local bash "$scripts/dynamodb-local.sh" || finish
+
+# This run's own emulators, stopped on every way out (Ctrl-C and kill included); their logs
+# are kept when the run failed.
+export EMULATORS_RUN_DIR="$root/.cache/run/test.$$"
+cleanup() {
+	local rc=$?
+	bash "$scripts/emulators.sh" stop
+	if ((rc == 0)); then
+		rm -rf "$EMULATORS_RUN_DIR"
+	else
+		echo "test.sh: emulator logs in $EMULATORS_RUN_DIR" >&2
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+step emulators bash "$scripts/emulators.sh" start || finish
+eval "$(bash "$scripts/emulators.sh" env)"
+export TEST_DYNAMODB_LOCAL_ENDPOINT TEST_MOTO_ENDPOINT
+
+# The SDK talks only to the emulators: dummy credentials and region, no profile files, no
+# instance metadata lookups.
+unset AWS_PROFILE AWS_DEFAULT_PROFILE AWS_SESSION_TOKEN AWS_SECURITY_TOKEN
+export AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test
+export AWS_REGION=us-east-1 AWS_DEFAULT_REGION=us-east-1
+export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_EC2_METADATA_DISABLED=true
+
+step "go test" go test -count=1 "$@" ./... || finish
+if [[ -f "$scripts/template-check.sh" ]]; then
+	step template-check bash "$scripts/template-check.sh" || finish
+fi
+finish

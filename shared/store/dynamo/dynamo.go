@@ -1,0 +1,190 @@
+// Package dynamo is the DynamoDB adapter of store.Table, over the AWS SDK for Go v2.
+//
+// It checks before sending what DynamoDB refuses and an emulator may let pass (item and
+// transaction sizes, duplicate keys in one request, key lengths and index key types, cursors
+// outside the query), and splits batches at the service limits itself, so that it answers as
+// the embedded adapter does whichever endpoint it talks to. Reads are strongly consistent
+// only where the port asks (Get, Query); BatchGet reads eventually consistently.
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/evalobs/evalapi/shared/store"
+)
+
+// API is the part of *dynamodb.Client the adapter uses.
+type API interface {
+	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+	DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
+	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+	Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
+	BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error)
+	BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error)
+	TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
+}
+
+var (
+	_ API         = (*dynamodb.Client)(nil)
+	_ store.Table = (*Table)(nil)
+)
+
+// Table is the store.Table of one DynamoDB table shaped as table.Table.
+type Table struct {
+	api   API
+	name  string
+	retry backoff
+}
+
+// New returns the adapter of the table called name.
+func New(api API, name string) *Table {
+	return &Table{api: api, name: name, retry: backoff{base: 50 * time.Millisecond, max: 2 * time.Second, tries: 10}}
+}
+
+// Get reads one item.
+func (t *Table) Get(ctx context.Context, key store.Key, consistent bool) (store.Item, error) {
+	k, err := keyAV(key)
+	if err != nil {
+		return nil, fmt.Errorf("dynamo: get: %w", err)
+	}
+	out, err := t.api.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(t.name),
+		Key:            k,
+		ConsistentRead: aws.Bool(consistent),
+	})
+	if err != nil {
+		return nil, mapErr("get "+key.String(), err)
+	}
+	if out.Item == nil {
+		return nil, fmt.Errorf("dynamo: get %s: %w", key, store.ErrNotFound)
+	}
+	it, err := toItem(out.Item)
+	if err != nil {
+		return nil, fmt.Errorf("dynamo: get %s: %w", key, err)
+	}
+	return it, nil
+}
+
+// Put writes a whole item.
+func (t *Table) Put(ctx context.Context, item store.Item, conds ...store.Cond) error {
+	in, err := t.putInput(item, conds)
+	if err != nil {
+		return fmt.Errorf("dynamo: put %s: %w", item.Key(), err)
+	}
+	if _, err := t.api.PutItem(ctx, in); err != nil {
+		return mapErr("put "+item.Key().String(), err)
+	}
+	return nil
+}
+
+func (t *Table) putInput(item store.Item, conds []store.Cond) (*dynamodb.PutItemInput, error) {
+	av, err := itemAV(item)
+	if err != nil {
+		return nil, err
+	}
+	e := newExprs()
+	cond, err := e.condition(conds)
+	if err != nil {
+		return nil, err
+	}
+	return &dynamodb.PutItemInput{
+		TableName:                 aws.String(t.name),
+		Item:                      av,
+		ConditionExpression:       optional(cond),
+		ExpressionAttributeNames:  e.attrNames(),
+		ExpressionAttributeValues: e.attrValues(),
+	}, nil
+}
+
+// Delete removes one item.
+func (t *Table) Delete(ctx context.Context, key store.Key, conds ...store.Cond) error {
+	k, err := keyAV(key)
+	if err != nil {
+		return fmt.Errorf("dynamo: delete: %w", err)
+	}
+	e := newExprs()
+	cond, err := e.condition(conds)
+	if err != nil {
+		return fmt.Errorf("dynamo: delete %s: %w", key, err)
+	}
+	_, err = t.api.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName:                 aws.String(t.name),
+		Key:                       k,
+		ConditionExpression:       optional(cond),
+		ExpressionAttributeNames:  e.attrNames(),
+		ExpressionAttributeValues: e.attrValues(),
+	})
+	if err != nil {
+		return mapErr("delete "+key.String(), err)
+	}
+	return nil
+}
+
+// Update applies u and returns the whole item as it is afterwards.
+func (t *Table) Update(ctx context.Context, u store.Update) (store.Item, error) {
+	in, err := t.updateInput(u)
+	if err != nil {
+		return nil, fmt.Errorf("dynamo: update %s: %w", u.Key, err)
+	}
+	out, err := t.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 in.TableName,
+		Key:                       in.Key,
+		UpdateExpression:          in.UpdateExpression,
+		ConditionExpression:       in.ConditionExpression,
+		ExpressionAttributeNames:  in.ExpressionAttributeNames,
+		ExpressionAttributeValues: in.ExpressionAttributeValues,
+		ReturnValues:              types.ReturnValueAllNew,
+	})
+	if err != nil {
+		return nil, mapErr("update "+u.Key.String(), err)
+	}
+	it, err := toItem(out.Attributes)
+	if err != nil {
+		return nil, fmt.Errorf("dynamo: update %s: %w", u.Key, err)
+	}
+	return it, nil
+}
+
+// updateInput builds the parts of an update shared by UpdateItem and a transaction's Update.
+func (t *Table) updateInput(u store.Update) (*types.Update, error) {
+	k, err := keyAV(u.Key)
+	if err != nil {
+		return nil, err
+	}
+	// Only the new values can be measured without a read; DynamoDB measures the whole
+	// result and answers a ValidationException that maps to ErrTooLarge as well.
+	if size := store.ItemSize(store.Item(u.Set)); size > store.MaxItemBytes {
+		return nil, fmt.Errorf("%w: update sets %d bytes", store.ErrTooLarge, size)
+	}
+	e := newExprs()
+	upd, err := e.update(u)
+	if err != nil {
+		return nil, err
+	}
+	cond, err := e.condition(u.Conds)
+	if err != nil {
+		return nil, err
+	}
+	return &types.Update{
+		TableName:                 aws.String(t.name),
+		Key:                       k,
+		UpdateExpression:          optional(upd),
+		ConditionExpression:       optional(cond),
+		ExpressionAttributeNames:  e.attrNames(),
+		ExpressionAttributeValues: e.attrValues(),
+	}, nil
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
