@@ -1,0 +1,90 @@
+package auth
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/google/uuid"
+
+	"github.com/evalobs/evalapi/shared/httpapi"
+	"github.com/evalobs/evalapi/shared/store"
+	"github.com/evalobs/evalapi/shared/validate"
+)
+
+type groupResponse struct {
+	ID          string  `json:"id"`
+	Name        string  `json:"name"`
+	Description *string `json:"description"`
+	Visibility  string  `json:"visibility"`
+	CreatedBy   string  `json:"created_by"`
+	CreatedAt   string  `json:"created_at"`
+}
+
+func groupOut(g store.Group) groupResponse {
+	out := groupResponse{ID: g.ID, Name: g.Name, Visibility: g.Visibility, CreatedBy: g.CreatedBy, CreatedAt: timestamp(g.CreatedAt)}
+	if g.Description != "" {
+		out.Description = &g.Description
+	}
+	return out
+}
+
+// createGroup is POST /v2/groups: an organization admin creates a group; names are unique
+// in the organization, case-insensitively.
+func (s *Service) createGroup(w http.ResponseWriter, r *http.Request) error {
+	c, err := caller(r.Context())
+	if err != nil {
+		return err
+	}
+	raw, present, err := httpapi.DecodeBody(r, 0)
+	if err != nil {
+		return err
+	}
+	errs := validate.New()
+	g := store.Group{Visibility: store.GroupPublic}
+	if body, ok := errs.Body(raw, present).Required().Object(); ok {
+		g.Name, _ = body.Get("name").Required().String(validate.MinLen(1), validate.MaxLen(255))
+		g.Description, _ = body.Get("description").Nullable().String(validate.MaxLen(2000))
+		if v, ok := body.Get("visibility").Enum(store.GroupPublic, store.GroupPrivate, store.GroupHidden); ok {
+			g.Visibility = v
+		}
+	}
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	if err := RequireAdmin(r.Context()); err != nil {
+		return err
+	}
+
+	g.ID, g.OrgID, g.CreatedBy, g.CreatedAt = uuid.NewString(), c.OrgID, c.UserID, s.clock()
+	err = store.CreateGroup(r.Context(), s.table, g)
+	if errors.Is(err, store.ErrAlreadyExists) {
+		return validate.Single(validate.ValueError([]any{"body", "name"}, g.Name, "Group with this name already exists"))
+	}
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, groupOut(g))
+	return nil
+}
+
+// getGroup is GET /v2/groups/{group_id}.
+func (s *Service) getGroup(w http.ResponseWriter, r *http.Request) error {
+	c, err := caller(r.Context())
+	if err != nil {
+		return err
+	}
+	errs := validate.New()
+	id, _ := errs.Path("group_id", r.PathValue("group_id")).UUID(4)
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	g, err := store.GetGroup(r.Context(), s.table, c.OrgID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return httpapi.NotFound("Group")
+	}
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, groupOut(g))
+	return nil
+}

@@ -1,0 +1,174 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/evalobs/evalapi/shared/httpapi"
+	"github.com/evalobs/evalapi/shared/store"
+	"github.com/evalobs/evalapi/shared/validate"
+)
+
+// userResponse is a user as the API shows it: never a credential.
+type userResponse struct {
+	ID             string `json:"id"`
+	Email          string `json:"email"`
+	FirstName      string `json:"first_name"`
+	LastName       string `json:"last_name"`
+	Role           string `json:"role"`
+	State          string `json:"state"`
+	OrganizationID string `json:"organization_id"`
+	CreatedAt      string `json:"created_at"`
+	UpdatedAt      string `json:"updated_at"`
+}
+
+func userOut(u store.User) userResponse {
+	return userResponse{ID: u.ID, Email: u.Email, FirstName: u.FirstName, LastName: u.LastName,
+		Role: u.Role, State: u.State, OrganizationID: u.OrgID,
+		CreatedAt: timestamp(u.CreatedAt), UpdatedAt: timestamp(u.UpdatedAt)}
+}
+
+// timestamp is the API's form of a time: RFC 3339 in UTC with a Z.
+func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+func optionalTimestamp(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := timestamp(*t)
+	return &s
+}
+
+// currentUser is GET /v2/current_user: the caller.
+func (s *Service) currentUser(w http.ResponseWriter, r *http.Request) error {
+	c, err := caller(r.Context())
+	if err != nil {
+		return err
+	}
+	u, err := store.OrgUser(r.Context(), s.table, c.OrgID, c.UserID)
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, userOut(u))
+	return nil
+}
+
+// getUser is GET /v2/users/{user_id}: a user of the caller's organization.
+func (s *Service) getUser(w http.ResponseWriter, r *http.Request) error {
+	c, err := caller(r.Context())
+	if err != nil {
+		return err
+	}
+	errs := validate.New()
+	id, _ := errs.Path("user_id", r.PathValue("user_id")).UUID(4)
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	u, err := store.OrgUser(r.Context(), s.table, c.OrgID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return httpapi.NotFound("User")
+	}
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, userOut(u))
+	return nil
+}
+
+// newUser is the body of POST /v2/users.
+type newUser struct {
+	email, first, last, role, password string
+}
+
+func readNewUser(r *http.Request) (newUser, error) {
+	raw, present, err := httpapi.DecodeBody(r, 0)
+	if err != nil {
+		return newUser{}, err
+	}
+	errs := validate.New()
+	var n newUser
+	if body, ok := errs.Body(raw, present).Required().Object(); ok {
+		n.email, _ = readEmail(body.Get("email").Required())
+		n.first, _ = body.Get("first_name").Nullable().String(validate.MaxLen(255))
+		n.last, _ = body.Get("last_name").Nullable().String(validate.MaxLen(255))
+		n.role = string(RoleUser)
+		if role, ok := body.Get("role").Enum(string(RoleAdmin), string(RoleManager), string(RoleUser), string(RoleReadOnly)); ok {
+			n.role = role
+		}
+		n.password, _ = body.Get("password").Nullable().String(validate.MinLen(8), validate.MaxLen(MaxPasswordLen))
+	}
+	return n, errs.Err()
+}
+
+// readEmail reads an e-mail address the way Pydantic's EmailStr words a bad one.
+func readEmail(v validate.Value) (string, bool) {
+	s, ok := v.String(validate.MaxLen(320))
+	if !ok {
+		return "", false
+	}
+	local, domain, found := strings.Cut(s, "@")
+	switch {
+	case !found:
+		v.Fail("value is not a valid email address: An email address must have an @-sign.")
+	case local == "" || strings.Contains(domain, "@"):
+		v.Fail("value is not a valid email address: There must be exactly one @-sign and something before it.")
+	case !strings.Contains(domain, ".") || strings.HasPrefix(domain, ".") || strings.HasSuffix(domain, ".") ||
+		strings.ContainsAny(s, " \t\r\n"):
+		v.Fail("value is not a valid email address: The part after the @-sign is not valid.")
+	default:
+		return store.NormalizeEmail(s), true
+	}
+	return "", false
+}
+
+// createUser is POST /v2/users: an organization admin adds a user, with a password or as
+// invited (no password: the user cannot log in until one is set).
+func (s *Service) createUser(w http.ResponseWriter, r *http.Request) error {
+	c, err := caller(r.Context())
+	if err != nil {
+		return err
+	}
+	n, err := readNewUser(r)
+	if err != nil {
+		return err
+	}
+	if err := RequireAdmin(r.Context()); err != nil {
+		return err
+	}
+
+	now := s.clock()
+	u := store.User{ID: uuid.NewString(), OrgID: c.OrgID, Email: n.email, FirstName: n.first, LastName: n.last,
+		Role: n.role, State: store.UserInvited, CreatedAt: now, UpdatedAt: now}
+	var hash string
+	if n.password != "" {
+		if hash, err = s.hash(r.Context(), n.password); err != nil {
+			return err
+		}
+		u.State = store.UserActive
+	}
+	err = store.CreateUser(r.Context(), s.table, u, hash)
+	if errors.Is(err, store.ErrAlreadyExists) {
+		return validate.Single(validate.ValueError([]any{"body", "email"}, n.email, "User with this email already exists"))
+	}
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, userOut(u))
+	return nil
+}
+
+// hash runs HashPassword in one of the bounded argon2id slots.
+func (s *Service) hash(ctx context.Context, password string) (string, error) {
+	select {
+	case s.hashSlots <- struct{}{}:
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	defer func() { <-s.hashSlots }()
+	return HashPassword(password)
+}
