@@ -1,0 +1,80 @@
+package datasets
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/evalobs/evalapi/shared/httpapi"
+	"github.com/evalobs/evalapi/shared/store"
+	"github.com/evalobs/evalapi/shared/validate"
+)
+
+// Writes of a dataset's content: appending rows (POST, here) and updating rows by row id
+// (PATCH, content_update.go). Each makes the next content version. Both take an optional
+// If-Match with the ETag of a GET: a dataset changed since answers 412.
+
+// errBusy answers a write that met another writer of many rows holding the dataset.
+var errBusy = httpapi.Conflict("The dataset is being changed by another request; retry shortly")
+
+// contentError turns the repository's refusals into answers.
+func contentError(err error) error {
+	switch {
+	case errors.Is(err, store.ErrDatasetVersion):
+		return errStale
+	case errors.Is(err, store.ErrDatasetBusy):
+		return errBusy
+	case errors.Is(err, store.ErrNotFound): // deleted meanwhile
+		return errNotFound
+	}
+	return err
+}
+
+// appendRows is POST /v2/datasets/{dataset_id}/content: {"rows": [...]} after the last row.
+func (h *handlers) appendRows(w http.ResponseWriter, r *http.Request) error {
+	raw, present, err := httpapi.DecodeBody(r, 0)
+	if err != nil {
+		return err
+	}
+	errs := validate.New()
+	id, _ := errs.Path("dataset_id", r.PathValue("dataset_id")).UUID(4)
+	readAppend(errs, raw, present, nil)
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	c, err := callerOf(r)
+	if err != nil {
+		return err
+	}
+	g, err := h.grant(r.Context(), c, id)
+	if err != nil {
+		return err
+	}
+	if !allowed(g.Role, "update") {
+		return errNoEdit
+	}
+	version, err := ifMatch(r, g.Dataset.Version)
+	if err != nil {
+		return err
+	}
+	// Whether the rows fit the columns is known only now.
+	errs = validate.New()
+	rows := readAppend(errs, raw, present, g.Dataset.ColumnNames)
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	d, err := store.AppendDatasetRows(r.Context(), h.Table, c.OrgID, id, version, newRows(rows), c.UserID, h.now())
+	if err != nil {
+		return contentError(err)
+	}
+	return h.writeDataset(r.Context(), w, c, d, g.Role)
+}
+
+// readAppend reads the body of an append; columns is nil before the dataset is known.
+func readAppend(errs *validate.Errors, raw any, present bool, columns []string) [][]any {
+	o, ok := errs.Body(raw, present).Required().Object()
+	if !ok {
+		return nil
+	}
+	rows, _ := readRows(o.Get("rows").Required(), columns, validate.MinLen(1))
+	return rows
+}

@@ -1,0 +1,195 @@
+package datasets
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/evalobs/evalapi/shared/store"
+)
+
+// A page of dataset content is built row by row, each row encoded as it comes, so that the
+// page stops short of its limit when its body would pass maxPageBytes (Lambda answers at
+// most 6 MB). Row authors are resolved per chunk of rows, with one batch read for the users
+// a chunk adds.
+
+const (
+	maxPageBytes = 5 << 20
+	// rowChunk rows are read before their users are resolved and they are encoded.
+	rowChunk = 1000
+	// warningCut is the warning_message of a page cut by size.
+	warningCut = "This page holds fewer rows than the limit because a response is at most 5 MiB; continue from next_starting_token."
+)
+
+// contentResponse is the dataset content of §2.6.
+type contentResponse struct {
+	StartingToken     int               `json:"starting_token"`
+	Limit             int               `json:"limit"`
+	Paginated         bool              `json:"paginated"`
+	NextStartingToken *int              `json:"next_starting_token"`
+	ColumnNames       []string          `json:"column_names"`
+	WarningMessage    *string           `json:"warning_message"`
+	Rows              []json.RawMessage `json:"rows"`
+}
+
+type rowResponse struct {
+	RowID      string      `json:"row_id"`
+	Index      int64       `json:"index"`
+	Values     []any       `json:"values"`
+	ValuesDict valuesDict  `json:"values_dict"`
+	Metadata   rowMetadata `json:"metadata"`
+}
+
+type rowMetadata struct {
+	CreatedInVersion int64     `json:"created_in_version"`
+	CreatedAt        time.Time `json:"created_at"`
+	CreatedByUser    *userInfo `json:"created_by_user"`
+	UpdatedInVersion int64     `json:"updated_in_version"`
+	UpdatedAt        time.Time `json:"updated_at"`
+	UpdatedByUser    *userInfo `json:"updated_by_user"`
+}
+
+// valuesDict maps column names to values in column order (encoding/json would sort a map's
+// keys; the original service keeps the columns' order).
+type valuesDict struct {
+	names  []string
+	values []any
+}
+
+func (d valuesDict) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, name := range d.names {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := encode(name)
+		if err != nil {
+			return nil, err
+		}
+		v, err := encode(d.values[i])
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// encode writes v as JSON the way responses are written: no HTML escaping.
+func encode(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+// rowPage collects the rows of one page.
+type rowPage struct {
+	d            store.Dataset
+	start, limit int
+	budget       int // bytes left for rows
+	rows         []json.RawMessage
+	cut          bool
+	users        map[string]*userInfo // nil: no such user (any more)
+}
+
+func newRowPage(d store.Dataset, start, limit, maxBytes int) *rowPage {
+	p := &rowPage{d: d, start: start, limit: limit, users: map[string]*userInfo{}}
+	// The envelope at its largest: a cut page's warning and next token.
+	envelope := p.response()
+	warning, next := warningCut, start
+	envelope.WarningMessage, envelope.NextStartingToken = &warning, &next
+	b, _ := encode(envelope)
+	p.budget = maxBytes - len(b)
+	return p
+}
+
+// add encodes rows into the page until one would not fit; full reports that the page is
+// complete and the caller should read no further.
+func (p *rowPage) add(ctx context.Context, t store.Table, rows []store.DatasetRow) (full bool, err error) {
+	if p.cut || len(rows) == 0 {
+		return p.cut, nil
+	}
+	if err := p.resolveUsers(ctx, t, rows); err != nil {
+		return false, err
+	}
+	for _, row := range rows {
+		b, err := encode(p.rowResponse(row))
+		if err != nil {
+			return false, err
+		}
+		if len(b)+1 > p.budget && len(p.rows) > 0 {
+			p.cut = true
+			return true, nil
+		}
+		p.budget -= len(b) + 1
+		p.rows = append(p.rows, b)
+	}
+	return false, nil
+}
+
+func (p *rowPage) rowResponse(r store.DatasetRow) rowResponse {
+	values := r.Values
+	if len(values) != len(p.d.ColumnNames) {
+		values = make([]any, len(p.d.ColumnNames))
+		copy(values, r.Values)
+	}
+	return rowResponse{RowID: r.RowID, Index: r.Index, Values: values,
+		ValuesDict: valuesDict{names: p.d.ColumnNames, values: values},
+		Metadata: rowMetadata{
+			CreatedInVersion: r.CreatedInVersion, CreatedAt: r.CreatedAt, CreatedByUser: p.users[r.CreatedBy],
+			UpdatedInVersion: r.UpdatedInVersion, UpdatedAt: r.UpdatedAt, UpdatedByUser: p.users[r.UpdatedBy],
+		}}
+}
+
+// resolveUsers reads the users of rows the page has not met yet.
+func (p *rowPage) resolveUsers(ctx context.Context, t store.Table, rows []store.DatasetRow) error {
+	var ids []string
+	for _, r := range rows {
+		for _, id := range []string{r.CreatedBy, r.UpdatedBy} {
+			if _, known := p.users[id]; !known {
+				p.users[id] = nil
+				ids = append(ids, id)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	users, err := store.OrgUsers(ctx, t, p.d.OrgID, ids)
+	if err != nil {
+		return err
+	}
+	for _, u := range users {
+		p.users[u.ID] = userInfoOf(u)
+	}
+	return nil
+}
+
+// response is the page's body: next_starting_token follows the last row returned while the
+// dataset has more.
+func (p *rowPage) response() contentResponse {
+	resp := contentResponse{StartingToken: p.start, Limit: p.limit, ColumnNames: p.d.ColumnNames, Rows: p.rows}
+	if resp.Rows == nil {
+		resp.Rows = []json.RawMessage{}
+	}
+	if resp.ColumnNames == nil {
+		resp.ColumnNames = []string{}
+	}
+	if end := p.start + len(p.rows); int64(end) < p.d.RowCount {
+		resp.NextStartingToken, resp.Paginated = &end, true
+	}
+	if p.cut {
+		w := warningCut
+		resp.WarningMessage = &w
+	}
+	return resp
+}

@@ -1,0 +1,201 @@
+package purge_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/google/uuid"
+
+	"github.com/evalobs/evalapi/infra/table"
+	"github.com/evalobs/evalapi/infra/testenv"
+	"github.com/evalobs/evalapi/shared/purge"
+	"github.com/evalobs/evalapi/shared/store"
+	"github.com/evalobs/evalapi/shared/store/dynamo"
+	"github.com/evalobs/evalapi/shared/store/embedded"
+)
+
+var t0 = time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)
+
+// backends runs fn on a fresh table of every adapter: embedded always, DynamoDB Local and
+// moto when `make test` runs them.
+func backends(t *testing.T, fn func(t *testing.T, tbl store.Table)) {
+	for _, b := range []struct {
+		name string
+		open func(t *testing.T) store.Table
+	}{
+		{"embedded", func(t *testing.T) store.Table {
+			db, err := embedded.OpenMemory()
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			return db
+		}},
+		{"DynamoDBLocal", func(t *testing.T) store.Table { return openDynamo(t, testenv.DynamoLocal(t)) }},
+		{"moto", func(t *testing.T) store.Table { return openDynamo(t, testenv.Moto(t)) }},
+	} {
+		t.Run(b.name, func(t *testing.T) { fn(t, b.open(t)) })
+	}
+}
+
+var tableSeq atomic.Int64
+
+func openDynamo(t *testing.T, endpoint string) store.Table {
+	t.Helper()
+	c := dynamodb.NewFromConfig(aws.Config{Region: "us-east-1",
+		Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")},
+		func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(endpoint) })
+	name := fmt.Sprintf("purge-test-%d-%d-%d", os.Getpid(), time.Now().UnixNano(), tableSeq.Add(1))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := dynamo.CreateTable(ctx, c, name, table.Table); err != nil {
+		t.Fatalf("create table: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_, _ = c.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	})
+	return dynamo.New(c, name)
+}
+
+// newDataset creates a dataset of org with n rows, shared with a group and a user.
+func newDataset(t *testing.T, tbl store.Table, org string, n int) store.Dataset {
+	t.Helper()
+	ctx := t.Context()
+	d := store.Dataset{ID: uuid.NewString(), OrgID: org, Name: "ds", ColumnNames: []string{"q"}, CreatedBy: "alice", CreatedAt: t0}
+	rows := make([]store.NewDatasetRow, n)
+	for i := range rows {
+		rows[i] = store.NewDatasetRow{RowID: uuid.NewString(), Values: []any{fmt.Sprint("question ", i)}}
+	}
+	owner := store.DatasetCollaborator{ID: uuid.NewString(), DatasetID: d.ID, OrgID: org, UserID: "alice", Role: store.DatasetOwner, CreatedAt: t0}
+	d, err := store.CreateDataset(ctx, tbl, d, owner, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = store.ShareDataset(ctx, tbl, org, d.ID, []store.DatasetCollaborator{
+		{ID: uuid.NewString(), DatasetID: d.ID, OrgID: org, GroupID: "g1", Role: store.DatasetEditor, CreatedAt: t0},
+		{ID: uuid.NewString(), DatasetID: d.ID, OrgID: org, GroupID: "g2", Role: store.DatasetViewer, CreatedAt: t0},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// partitionSize counts the items of a dataset's partition.
+func partitionSize(t *testing.T, tbl store.Table, id string) int {
+	t.Helper()
+	items, err := store.QueryAll(t.Context(), tbl, store.Query{PK: store.DatasetKey(id).PK, Consistent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(items)
+}
+
+// deleteRecords deletes datasets as bulk deletion does and returns the stream records of the
+// deletions, as the stream would report them (the META's last image).
+func deleteRecords(t *testing.T, tbl store.Table, org string, ds ...store.Dataset) []purge.Record {
+	t.Helper()
+	var recs []purge.Record
+	var ids []string
+	for _, d := range ds {
+		old, err := tbl.Get(t.Context(), store.DatasetKey(d.ID), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, purge.Record{ID: "seq-" + d.ID, Old: old})
+		ids = append(ids, d.ID)
+	}
+	deleted, err := store.DeleteDatasets(t.Context(), tbl, org, ids)
+	if err != nil || len(deleted) != len(ids) {
+		t.Fatalf("deleted %v (%v), want %v", deleted, err, ids)
+	}
+	return recs
+}
+
+// TestHandle purges the deleted datasets of a batch, skips every other record, and does it
+// again harmlessly.
+func TestHandle(t *testing.T) {
+	backends(t, func(t *testing.T, tbl store.Table) {
+		big, small := newDataset(t, tbl, "org-a", 120), newDataset(t, tbl, "org-a", 3)
+		kept, foreign := newDataset(t, tbl, "org-a", 5), newDataset(t, tbl, "org-b", 5)
+		keptMeta, err := tbl.Get(t.Context(), store.DatasetKey(kept.ID), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs := deleteRecords(t, tbl, "org-a", big, small)
+		recs = append(recs,
+			purge.Record{ID: "insert", New: keptMeta},                // a create
+			purge.Record{ID: "modify", Old: keptMeta, New: keptMeta}, // an update
+			purge.Record{ID: "row", Old: store.Item{"PK": "DATASET#" + kept.ID, "SK": "ROW#0000000000", "entity": "dataset_row"}},
+			purge.Record{ID: "other", Old: store.Item{"PK": "USER#u", "SK": "META", "entity": "user"}},
+		)
+		w := purge.New(tbl, nil)
+		for round := range 2 {
+			if failed := w.Handle(t.Context(), recs); len(failed) != 0 {
+				t.Fatalf("round %d: failed records %v", round, failed)
+			}
+			for _, d := range []store.Dataset{big, small} {
+				if n := partitionSize(t, tbl, d.ID); n != 0 {
+					t.Errorf("round %d: %d items of deleted dataset %s left", round, n, d.ID)
+				}
+			}
+			// Nothing else changed: 5 rows, 5 row ids, the owner, two groups of two items.
+			for _, d := range []store.Dataset{kept, foreign} {
+				if n := partitionSize(t, tbl, d.ID); n != 1+2*5+1+2*2 {
+					t.Errorf("round %d: dataset %s of %s has %d items, want %d", round, d.ID, d.OrgID, n, 1+2*5+1+2*2)
+				}
+			}
+		}
+	})
+}
+
+// failingTable fails every Query of the partitions whose ids it holds.
+type failingTable struct {
+	store.Table
+	fail map[string]bool
+}
+
+func (f *failingTable) Query(ctx context.Context, q store.Query) (store.Page, error) {
+	if f.fail[strings.TrimPrefix(q.PK, "DATASET#")] {
+		return store.Page{}, errors.New("query failed")
+	}
+	return f.Table.Query(ctx, q)
+}
+
+// TestHandleReportsFailures reports exactly the records whose purge failed; the retry of the
+// batch finishes them.
+func TestHandleReportsFailures(t *testing.T) {
+	db, err := embedded.OpenMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// a spans several pages of the purge's queries
+	a, b, c := newDataset(t, db, "org", 700), newDataset(t, db, "org", 30), newDataset(t, db, "org", 30)
+	recs := deleteRecords(t, db, "org", a, b, c)
+	broken := &failingTable{Table: db, fail: map[string]bool{b.ID: true}}
+	if got := purge.New(broken, nil).Handle(t.Context(), recs); !slices.Equal(got, []string{recs[1].ID}) {
+		t.Fatalf("failed records = %v, want [%s]", got, recs[1].ID)
+	}
+	if partitionSize(t, db, a.ID) != 0 || partitionSize(t, db, c.ID) != 0 || partitionSize(t, db, b.ID) == 0 {
+		t.Fatal("the records that did not fail should be purged, and only them")
+	}
+	if got := purge.New(db, nil).Handle(t.Context(), recs); len(got) != 0 {
+		t.Fatalf("retry: failed records %v", got)
+	}
+	if partitionSize(t, db, b.ID) != 0 {
+		t.Fatal("the retry left items of the failed dataset")
+	}
+}

@@ -1,0 +1,100 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"strings"
+)
+
+// GetDataset reads a dataset of organization orgID strongly consistently; ErrNotFound also
+// for another organization's and for one whose creation has not committed.
+func GetDataset(ctx context.Context, t Table, orgID, id string) (Dataset, error) {
+	d, _, err := getDatasetItem(ctx, t, orgID, id)
+	return d, err
+}
+
+// DatasetRows yields the committed rows of d with start <= index < end in index order. The
+// first Query starts at row start, so a page costs the rows it returns at any offset; pages
+// are read as the caller consumes rows, and a caller that stops early reads no further.
+// Reads are strongly consistent: a page read after a write shows that write.
+func DatasetRows(ctx context.Context, t Table, d Dataset, start, end int64) iter.Seq2[DatasetRow, error] {
+	end = min(end, d.RowCount)
+	return func(yield func(DatasetRow, error) bool) {
+		if start < 0 || start >= end {
+			return
+		}
+		q := Query{PK: datasetPartition(d.ID), SKOp: SKBetween,
+			From: datasetRowSK(start), To: datasetRowSK(end - 1), Consistent: true}
+		for left := end - start; left > 0; {
+			q.Limit = int(left)
+			p, err := t.Query(ctx, q)
+			if err != nil {
+				yield(DatasetRow{}, fmt.Errorf("rows of dataset %s: %w", d.ID, err))
+				return
+			}
+			for _, it := range p.Items {
+				r, err := datasetRowFrom(it)
+				if !yield(r, err) || err != nil {
+					return
+				}
+				left--
+			}
+			if p.Next == nil {
+				return
+			}
+			q.Start = p.Next
+		}
+	}
+}
+
+// DatasetAccess reads datasets of organization orgID together with the strongest role that
+// user userID holds on each, directly or through one of groupIDs (the user's groups). It
+// returns the datasets it found, by id; ids of absent datasets and of other organizations'
+// are left out. Consistent reads cost a Get per key, the others one BatchGet per 100 keys.
+func DatasetAccess(ctx context.Context, t Table, orgID, userID string, groupIDs, ids []string, consistent bool) (map[string]DatasetGrant, error) {
+	var keys []Key
+	seen := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		keys = append(keys, DatasetKey(id), datasetUserKey(id, userID))
+		for _, g := range groupIDs {
+			keys = append(keys, datasetGroupKey(id, g))
+		}
+	}
+	items, err := datasetGetAll(ctx, t, keys, consistent)
+	if err != nil {
+		return nil, fmt.Errorf("dataset access of user %s: %w", userID, err)
+	}
+	out := make(map[string]DatasetGrant, len(ids))
+	roles := make(map[string]DatasetRole, len(ids))
+	for _, it := range items {
+		k := it.Key()
+		id := strings.TrimPrefix(k.PK, datasetPartition(""))
+		if k.SK == meta {
+			d, err := datasetFrom(it)
+			if err != nil {
+				return nil, err
+			}
+			if d.OrgID == orgID && d.Version > 0 {
+				out[id] = DatasetGrant{Dataset: d}
+			}
+			continue
+		}
+		c, err := datasetCollaboratorFrom(it)
+		if err != nil {
+			return nil, err
+		}
+		if c.OrgID == orgID && c.Role.Rank() > roles[id].Rank() {
+			roles[id] = c.Role
+		}
+	}
+	for id, g := range out {
+		g.Role = roles[id]
+		out[id] = g
+	}
+	return out, nil
+}
