@@ -1,0 +1,140 @@
+package projects
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/evalobs/evalapi/shared/auth"
+	"github.com/evalobs/evalapi/shared/httpapi"
+	"github.com/evalobs/evalapi/shared/store"
+	"github.com/evalobs/evalapi/shared/validate"
+)
+
+// Names of projects and log streams are 1 to 255 characters, like the original's short names.
+const maxNameLen = 255
+
+type projectResponse struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	CreatedBy string    `json:"created_by"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+func projectOut(p store.Project) projectResponse {
+	return projectResponse{ID: p.ID, Name: p.Name, CreatedBy: p.CreatedBy, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+}
+
+type logStreamResponse struct {
+	ID        string    `json:"id"`
+	ProjectID string    `json:"project_id"`
+	Name      string    `json:"name"`
+	CreatedBy string    `json:"created_by"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// readName reads a body {"name": ...} of a create operation.
+func readName(errs *validate.Errors, raw any, present bool) string {
+	o, _ := errs.Body(raw, present).Required().Object()
+	name, _ := o.Get("name").Required().String(validate.MinLen(1), validate.MaxLen(maxNameLen))
+	return name
+}
+
+// nameTaken is the 422 of a duplicate name, at the name's loc as the original reports it.
+func nameTaken(kind, name string) error {
+	return validate.Single(validate.ValueError([]any{"body", "name"}, name,
+		fmt.Sprintf("a %s named '%s' already exists", kind, name)))
+}
+
+// createProject is POST /v2/projects.
+func (h *handlers) createProject(w http.ResponseWriter, r *http.Request) error {
+	raw, present, err := httpapi.DecodeBody(r, 0)
+	if err != nil {
+		return err
+	}
+	errs := validate.New()
+	name := readName(errs, raw, present)
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	c, err := callerOf(r)
+	if err != nil {
+		return err
+	}
+	if err := auth.RequireWrite(r.Context()); err != nil {
+		return err
+	}
+	now := h.now()
+	p := store.Project{ID: uuid.NewString(), OrgID: c.OrgID, Name: name, CreatedBy: c.UserID, CreatedAt: now, UpdatedAt: now}
+	err = store.CreateProject(r.Context(), h.Table, p)
+	if errors.Is(err, store.ErrNameTaken) {
+		return nameTaken("project", name)
+	}
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, projectOut(p))
+	return nil
+}
+
+// getProject is GET /v2/projects/{project_id}.
+func (h *handlers) getProject(w http.ResponseWriter, r *http.Request) error {
+	errs := validate.New()
+	id, _ := errs.Path("project_id", r.PathValue("project_id")).UUID(4)
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	c, err := callerOf(r)
+	if err != nil {
+		return err
+	}
+	p, err := h.findProject(r.Context(), c, id)
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, projectOut(p))
+	return nil
+}
+
+// createLogStream is POST /v2/projects/{project_id}/log_streams.
+func (h *handlers) createLogStream(w http.ResponseWriter, r *http.Request) error {
+	raw, present, err := httpapi.DecodeBody(r, 0)
+	if err != nil {
+		return err
+	}
+	errs := validate.New()
+	projectID, _ := errs.Path("project_id", r.PathValue("project_id")).UUID(4)
+	name := readName(errs, raw, present)
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	c, err := callerOf(r)
+	if err != nil {
+		return err
+	}
+	if _, err := h.findProject(r.Context(), c, projectID); err != nil {
+		return err
+	}
+	if err := auth.RequireWrite(r.Context()); err != nil {
+		return err
+	}
+	now := h.now()
+	ls := store.LogStream{ID: uuid.NewString(), ProjectID: projectID, OrgID: c.OrgID, Name: name,
+		CreatedBy: c.UserID, CreatedAt: now, UpdatedAt: now}
+	switch err := store.CreateLogStream(r.Context(), h.Table, ls); {
+	case errors.Is(err, store.ErrNameTaken):
+		return nameTaken("log stream", name)
+	case errors.Is(err, store.ErrNotFound):
+		return httpapi.NotFound("Project")
+	case err != nil:
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, logStreamResponse{ID: ls.ID, ProjectID: ls.ProjectID, Name: ls.Name,
+		CreatedBy: ls.CreatedBy, CreatedAt: ls.CreatedAt, UpdatedAt: ls.UpdatedAt})
+	return nil
+}

@@ -1,0 +1,129 @@
+package projects
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/evalobs/evalapi/shared/auth"
+	"github.com/evalobs/evalapi/shared/httpapi"
+	"github.com/evalobs/evalapi/shared/store"
+	"github.com/evalobs/evalapi/shared/validate"
+)
+
+// settingsResponse is MetricSettingsResponse (§2.8): scorers always a list, segment_filters
+// null until they are first set.
+type settingsResponse struct {
+	Scorers        []store.ScorerConfig  `json:"scorers"`
+	SegmentFilters []store.SegmentFilter `json:"segment_filters"`
+}
+
+func settingsOut(s store.MetricSettings) settingsResponse {
+	out := settingsResponse{Scorers: s.Scorers, SegmentFilters: s.SegmentFilters}
+	if out.Scorers == nil {
+		out.Scorers = []store.ScorerConfig{}
+	}
+	return out
+}
+
+// settingsPatch is a validated PATCH body: a nil part is left as it is stored.
+type settingsPatch struct {
+	scorers  *[]store.ScorerConfig
+	segments *[]store.SegmentFilter
+}
+
+// readSettingsPatch reads {"scorers": [...], "segment_filters": [...]}; each part is optional,
+// and absent or null leaves it unchanged.
+func readSettingsPatch(errs *validate.Errors, raw any, present bool) settingsPatch {
+	var p settingsPatch
+	o, ok := errs.Body(raw, present).Required().Object()
+	if !ok {
+		return p
+	}
+	if items, ok := o.Get("scorers").Nullable().List(); ok {
+		scorers := make([]store.ScorerConfig, 0, len(items))
+		seen := map[string]bool{}
+		for _, it := range items {
+			c, _ := readScorerConfig(it)
+			if c.ID != "" && seen[c.ID] {
+				o, _ := it.Object()
+				o.Get("id").Fail(fmt.Sprintf("scorer %s is configured twice", c.ID))
+			}
+			seen[c.ID] = true
+			scorers = append(scorers, c)
+		}
+		p.scorers = &scorers
+	}
+	if items, ok := o.Get("segment_filters").Nullable().List(); ok {
+		segments := make([]store.SegmentFilter, 0, len(items))
+		for _, it := range items {
+			sf, _ := readSegmentFilter(it)
+			segments = append(segments, sf)
+		}
+		p.segments = &segments
+	}
+	return p
+}
+
+// readSettingsPath reads the two uuid4 path parameters of the metric-settings operations.
+func readSettingsPath(errs *validate.Errors, r *http.Request) (projectID, logStreamID string) {
+	projectID, _ = errs.Path("project_id", r.PathValue("project_id")).UUID(4)
+	logStreamID, _ = errs.Path("log_stream_id", r.PathValue("log_stream_id")).UUID(4)
+	return projectID, logStreamID
+}
+
+// getMetricSettings is operation 9: GET .../log_streams/{log_stream_id}/metric_settings.
+func (h *handlers) getMetricSettings(w http.ResponseWriter, r *http.Request) error {
+	errs := validate.New()
+	projectID, logStreamID := readSettingsPath(errs, r)
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	c, err := callerOf(r)
+	if err != nil {
+		return err
+	}
+	ls, err := h.findLogStream(r.Context(), c, projectID, logStreamID)
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, settingsOut(ls.MetricSettings))
+	return nil
+}
+
+// patchMetricSettings is PATCH .../log_streams/{log_stream_id}/metric_settings: it replaces
+// the parts the body holds and answers the settings as stored afterwards.
+func (h *handlers) patchMetricSettings(w http.ResponseWriter, r *http.Request) error {
+	raw, present, err := httpapi.DecodeBody(r, 0)
+	if err != nil {
+		return err
+	}
+	errs := validate.New()
+	projectID, logStreamID := readSettingsPath(errs, r)
+	patch := readSettingsPatch(errs, raw, present)
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	c, err := callerOf(r)
+	if err != nil {
+		return err
+	}
+	ls, err := h.findLogStream(r.Context(), c, projectID, logStreamID)
+	if err != nil {
+		return err
+	}
+	if err := auth.RequireWrite(r.Context()); err != nil {
+		return err
+	}
+	settings, err := store.SetMetricSettings(r.Context(), h.Table, ls, patch.scorers, patch.segments, h.now())
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return httpapi.NotFound("Log stream")
+	case errors.Is(err, store.ErrTooLarge):
+		return validate.Single(validate.ValueError([]any{"body"}, nil, "the metric settings are larger than a log stream can hold"))
+	case err != nil:
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, settingsOut(settings))
+	return nil
+}

@@ -1,0 +1,124 @@
+package scorers
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/evalobs/evalapi/shared/auth"
+	"github.com/evalobs/evalapi/shared/httpapi"
+	"github.com/evalobs/evalapi/shared/store"
+	"github.com/evalobs/evalapi/shared/validate"
+)
+
+// Bounds shared with the decision version body (SPEC-DECISIONS "Decision scorer versions").
+const (
+	maxShortText = 255
+	maxJudges    = 10
+)
+
+type scorerResponse struct {
+	ID                 string               `json:"id"`
+	Name               string               `json:"name"`
+	ScorerType         string               `json:"scorer_type"`
+	Description        string               `json:"description"`
+	Tags               []string             `json:"tags"`
+	Defaults           store.ScorerDefaults `json:"defaults"`
+	OutputType         *string              `json:"output_type"`
+	InputType          *string              `json:"input_type"`
+	ScoreableNodeTypes []string             `json:"scoreable_node_types"`
+	CreatedBy          string               `json:"created_by"`
+	CreatedAt          time.Time            `json:"created_at"`
+	UpdatedAt          time.Time            `json:"updated_at"`
+}
+
+// readScorerCreate reads the body of POST /v2/scorers, shaped like the original's
+// CreateScorerRequest: name and scorer_type required, defaults for new versions optional.
+func readScorerCreate(errs *validate.Errors, raw any, present bool) store.Scorer {
+	var s store.Scorer
+	o, ok := errs.Body(raw, present).Required().Object()
+	if !ok {
+		return s
+	}
+	s.Name, _ = o.Get("name").Required().String(validate.MinLen(1), validate.MaxLen(maxShortText))
+	s.ScorerType, _ = o.Get("scorer_type").Required().Enum(store.ScorerTypes...)
+	s.Description, _ = o.Get("description").String()
+	s.Tags = []string{}
+	if items, ok := o.Get("tags").List(); ok {
+		for _, it := range items {
+			tag, _ := it.String()
+			s.Tags = append(s.Tags, tag)
+		}
+	}
+	if d, ok := o.Get("defaults").Nullable().Object(); ok {
+		if m, ok := d.Get("model_name").Nullable().String(validate.MinLen(1), validate.MaxLen(maxShortText)); ok {
+			s.Defaults.ModelName = &m
+		}
+		if n, ok := d.Get("num_judges").Nullable().Int(validate.Ge(1), validate.Le(maxJudges)); ok {
+			s.Defaults.NumJudges = &n
+		}
+		if b, ok := d.Get("cot_enabled").Nullable().Bool(); ok {
+			s.Defaults.CotEnabled = &b
+		}
+	}
+	if ot, ok := o.Get("output_type").Nullable().Enum(store.OutputTypes...); ok {
+		s.OutputType = &ot
+	}
+	if it, ok := o.Get("input_type").Nullable().Enum(store.InputTypes...); ok {
+		s.InputType = &it
+	}
+	s.ScoreableNodeTypes = readStrings(o.Get("scoreable_node_types"))
+	return s
+}
+
+// readStrings reads a nullable list of strings.
+func readStrings(v validate.Value) []string {
+	items, ok := v.Nullable().List()
+	if !ok {
+		return nil
+	}
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		s, _ := it.String()
+		out = append(out, s)
+	}
+	return out
+}
+
+// createScorer is POST /v2/scorers.
+func (h *handlers) createScorer(w http.ResponseWriter, r *http.Request) error {
+	raw, present, err := httpapi.DecodeBody(r, 0)
+	if err != nil {
+		return err
+	}
+	errs := validate.New()
+	s := readScorerCreate(errs, raw, present)
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	c, err := callerOf(r)
+	if err != nil {
+		return err
+	}
+	if err := auth.RequireWrite(r.Context()); err != nil {
+		return err
+	}
+	now := h.now()
+	s.ID, s.OrgID, s.CreatedBy, s.CreatedAt, s.UpdatedAt = uuid.NewString(), c.OrgID, c.UserID, now, now
+	err = store.CreateScorer(r.Context(), h.Table, s)
+	if errors.Is(err, store.ErrNameTaken) {
+		return validate.Single(validate.ValueError([]any{"body", "name"}, s.Name,
+			fmt.Sprintf("a scorer named '%s' already exists", s.Name)))
+	}
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, scorerResponse{ID: s.ID, Name: s.Name, ScorerType: s.ScorerType,
+		Description: s.Description, Tags: s.Tags, Defaults: s.Defaults, OutputType: s.OutputType,
+		InputType: s.InputType, ScoreableNodeTypes: s.ScoreableNodeTypes, CreatedBy: s.CreatedBy,
+		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt})
+	return nil
+}

@@ -1,0 +1,163 @@
+package scorers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/evalobs/evalapi/shared/auth"
+	"github.com/evalobs/evalapi/shared/httpapi"
+	"github.com/evalobs/evalapi/shared/store"
+	"github.com/evalobs/evalapi/shared/validate"
+)
+
+// versionResponse is the scorer version of §2.7. A decision version fills decision_scorer;
+// the scorer objects of the other kinds are null.
+type versionResponse struct {
+	ID                 string                   `json:"id"`
+	Version            int64                    `json:"version"`
+	ScorerID           string                   `json:"scorer_id"`
+	CreatedAt          time.Time                `json:"created_at"`
+	UpdatedAt          time.Time                `json:"updated_at"`
+	GeneratedScorer    any                      `json:"generated_scorer"`
+	RegisteredScorer   any                      `json:"registered_scorer"`
+	FinetunedScorer    any                      `json:"finetuned_scorer"`
+	Luna3Scorer        any                      `json:"luna3_scorer"`
+	DecisionScorer     *store.DecisionScorer    `json:"decision_scorer"`
+	ModelName          *string                  `json:"model_name"`
+	NumJudges          *int64                   `json:"num_judges"`
+	CotEnabled         *bool                    `json:"cot_enabled"`
+	Runtime            *string                  `json:"runtime"`
+	ChainPollTemplate  *store.ChainPollTemplate `json:"chain_poll_template"`
+	ScoreableNodeTypes []string                 `json:"scoreable_node_types"`
+	OutputType         *string                  `json:"output_type"`
+	InputType          *string                  `json:"input_type"`
+	AllowedModel       bool                     `json:"allowed_model"`
+	CreatedBy          string                   `json:"created_by"`
+}
+
+func versionOut(v store.ScorerVersion) versionResponse {
+	return versionResponse{ID: v.ID, Version: v.Version, ScorerID: v.ScorerID, CreatedAt: v.CreatedAt,
+		UpdatedAt: v.UpdatedAt, DecisionScorer: v.Decision, ModelName: v.ModelName, NumJudges: v.NumJudges,
+		CotEnabled: v.CotEnabled, Runtime: v.Runtime, ChainPollTemplate: v.ChainPollTemplate,
+		ScoreableNodeTypes: v.ScoreableNodeTypes, OutputType: v.OutputType, InputType: v.InputType,
+		AllowedModel: true, CreatedBy: v.CreatedBy}
+}
+
+// createDecisionVersion is operation 8: POST /v2/scorers/{scorer_id}/version/decision.
+//
+// The version number comes from the scorer's counter: read the scorer (with its latest
+// version), then one transaction moves the counter from n to n+1 and puts version n+1. A writer that
+// lost the race for n+1 reads again and retries with the new latest version (its defaults
+// may have changed), so concurrent calls get 1, 2, 3... with no gap or repeat.
+func (h *handlers) createDecisionVersion(w http.ResponseWriter, r *http.Request) error {
+	raw, present, err := httpapi.DecodeBody(r, 0)
+	if err != nil {
+		return err
+	}
+	errs := validate.New()
+	scorerID, _ := errs.Path("scorer_id", r.PathValue("scorer_id")).UUID(4)
+	req := readDecisionRequest(errs, raw, present)
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	c, err := callerOf(r)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	s, err := h.loadScorer(ctx, c, scorerID)
+	if err != nil {
+		return err
+	}
+	if err := auth.RequireWrite(ctx); err != nil {
+		return err
+	}
+	v, err := h.appendVersion(ctx, c, s, req)
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, versionOut(v))
+	return nil
+}
+
+// appendVersion checks the request against the scorer s (as just read) and stores the next
+// version, reading the scorer again and retrying, paced by h.Retry, when another writer took
+// the number.
+func (h *handlers) appendVersion(ctx context.Context, c auth.Caller, s store.Scorer, req decisionRequest) (store.ScorerVersion, error) {
+	for attempt, started := 1, time.Now(); ; attempt++ {
+		// The rules run again on every attempt: the options a request leaves out come from
+		// the latest version, which the winner of the race has just replaced.
+		rules := validate.New()
+		options := checkScorerRules(rules, s.ID, s, req, s.LatestVersion)
+		if err := rules.Err(); err != nil {
+			return store.ScorerVersion{}, err
+		}
+		v, err := store.PutNextScorerVersion(ctx, h.Table, s, newVersion(c, s, s.LatestVersion, req, options, h.now()))
+		switch {
+		case err == nil:
+			return v, nil
+		case !errors.Is(err, store.ErrVersionRace):
+			return store.ScorerVersion{}, err
+		case attempt >= h.Retry.Attempts:
+			return store.ScorerVersion{}, httpapi.Unavailable("Too many concurrent versions of this scorer, retry later")
+		}
+		if err := h.Retry.wait(ctx, attempt, time.Since(started)); err != nil {
+			return store.ScorerVersion{}, fmt.Errorf("retry version of scorer %s: %w", s.ID, err)
+		}
+		started = time.Now()
+		if s, err = h.loadScorer(ctx, c, s.ID); err != nil {
+			return store.ScorerVersion{}, err
+		}
+	}
+}
+
+// loadScorer reads the caller's scorer (which carries its latest version), or answers 404.
+func (h *handlers) loadScorer(ctx context.Context, c auth.Caller, id string) (store.Scorer, error) {
+	s, err := store.GetScorer(ctx, h.Table, c.OrgID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return store.Scorer{}, httpapi.NotFound("Scorer")
+	}
+	return s, err
+}
+
+// newVersion builds the version to store: what the request sent, else the latest version's
+// value, else the scorer's default. The node types and output and input types are the
+// scorer's own.
+func newVersion(c auth.Caller, s store.Scorer, latest *store.ScorerVersion, req decisionRequest, options store.AnswerOptions, now time.Time) store.ScorerVersion {
+	var prev store.ScorerVersion
+	if latest != nil {
+		prev = *latest
+	}
+	cot := first(req.cotEnabled, prev.CotEnabled, s.Defaults.CotEnabled)
+	return store.ScorerVersion{
+		ID:                 uuid.NewString(),
+		OrgID:              c.OrgID,
+		ModelName:          first(req.modelName, prev.ModelName, s.Defaults.ModelName),
+		NumJudges:          first(req.numJudges, prev.NumJudges, s.Defaults.NumJudges),
+		CotEnabled:         cot,
+		ScoreableNodeTypes: s.ScoreableNodeTypes,
+		OutputType:         s.OutputType,
+		InputType:          s.InputType,
+		ChainPollTemplate:  chainPollTemplate(req.question, deref(s.OutputType), options, cot != nil && *cot),
+		Decision: &store.DecisionScorer{ID: uuid.NewString(), OrganizationID: c.OrgID, Question: req.question,
+			AnswerOptions: options, CreatedAt: now, CreatedBy: c.UserID},
+		CreatedBy: c.UserID,
+		CreatedAt: now,
+		UpdatedAt: now,
+	}
+}
+
+// first returns the first value that is set.
+func first[T any](vs ...*T) *T {
+	for _, v := range vs {
+		if v != nil {
+			return v
+		}
+	}
+	return nil
+}
