@@ -1,0 +1,99 @@
+# evalapi: build, run, test and lint. `make help` lists the targets.
+#
+# This file is also the SAM build manifest: every function in template.yaml uses
+# `BuildMethod: makefile` with `CodeUri: .`, so `sam build` runs `make build-<LogicalId>`
+# here with ARTIFACTS_DIR set, and the target writes $(ARTIFACTS_DIR)/bootstrap.
+
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+.DELETE_ON_ERROR:
+MAKEFLAGS += --no-print-directory
+
+# Lambda functions: <LogicalId in template.yaml>=<main package under functions/>.
+# Adding a function = one word here (gives build-<LogicalId> and a build/<dir>/bootstrap).
+FUNCTIONS := \
+	AuthFunction=auth \
+	IntegrationsFunction=integrations \
+	DatasetsFunction=datasets \
+	ScorersFunction=scorers \
+	ExperimentsFunction=experiments \
+	SignalsFunction=signals
+
+fn_id  = $(word 1,$(subst =, ,$(1)))
+fn_dir = $(word 2,$(subst =, ,$(1)))
+FUNCTION_DIRS := $(foreach f,$(FUNCTIONS),$(call fn_dir,$(f)))
+
+# One set of flags for `make build` and `sam build`: static, no RPC shim, stripped, no paths.
+LAMBDA_ENV   := CGO_ENABLED=0 GOOS=linux GOARCH=arm64
+LAMBDA_FLAGS := -tags lambda.norpc -ldflags "-s -w" -trimpath
+BUILD_DIR    := build
+
+# staticcheck 2026.1.x (v0.8.x) is the release line built for Go 1.26.
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK := go run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+# Go files of the module, without the tool caches and build outputs (which may hold Go files).
+GO_FILES = $(shell find . \( -path ./.git -o -path ./.cache -o -path ./.aws-sam -o -path ./$(BUILD_DIR) -o -path ./.data -o -name node_modules \) -prune -o -name '*.go' -type f -print)
+
+.PHONY: help build run invoke test lint bench clean distclean template-check \
+	$(foreach f,$(FUNCTIONS),build-$(call fn_id,$(f)))
+
+help: ## list the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@echo "  build-<LogicalId> one function for sam build (ARTIFACTS_DIR=...): $(foreach f,$(FUNCTIONS),$(call fn_id,$(f)))"
+
+build: ## six linux/arm64 bootstraps + zips under build/<function>/, with sizes
+	@mkdir -p $(BUILD_DIR)
+	@for d in $(FUNCTION_DIRS); do \
+		echo "go build ./functions/$$d -> $(BUILD_DIR)/$$d/bootstrap"; \
+		$(LAMBDA_ENV) go build $(LAMBDA_FLAGS) -o $(BUILD_DIR)/$$d/bootstrap ./functions/$$d; \
+		rm -f $(BUILD_DIR)/$$d/bootstrap.zip; \
+		touch -t 198001010000 $(BUILD_DIR)/$$d/bootstrap; \
+		if command -v zip >/dev/null; then \
+			(cd $(BUILD_DIR)/$$d && zip -q -X bootstrap.zip bootstrap); \
+		else \
+			(cd $(BUILD_DIR)/$$d && python3 -m zipfile -c bootstrap.zip bootstrap); \
+		fi; \
+	done
+	@printf '%-14s %12s %12s\n' function bootstrap zip
+	@for d in $(FUNCTION_DIRS); do \
+		printf '%-14s %12s %12s\n' $$d $$(stat -c %s $(BUILD_DIR)/$$d/bootstrap) $$(stat -c %s $(BUILD_DIR)/$$d/bootstrap.zip); \
+	done
+
+# build-<LogicalId>: the targets `sam build` calls (see the note at the top).
+define SAM_BUILD_RULE
+build-$(1):
+	@test -n "$$(ARTIFACTS_DIR)" || { echo "build-$(1): ARTIFACTS_DIR is not set (this target is for sam build; use make build)" >&2; exit 2; }
+	$$(LAMBDA_ENV) go build $$(LAMBDA_FLAGS) -o "$$(ARTIFACTS_DIR)/bootstrap" ./functions/$(2)
+endef
+$(foreach f,$(FUNCTIONS),$(eval $(call SAM_BUILD_RULE,$(call fn_id,$(f)),$(call fn_dir,$(f)))))
+
+run: ## the whole API on 127.0.0.1:3000 (embedded store)
+	go run ./infra/local
+
+invoke: ## one sample event through a function's handler: make invoke FN=datasets EVENT=events/...json
+	@[ -n "$(FN)" ] && [ -n "$(EVENT)" ] || { echo "usage: make invoke FN=<function> EVENT=<events/...json>" >&2; exit 2; }
+	go run ./infra/invoke -fn $(FN) -event $(EVENT)
+
+test: ## every test tier (emulators, template checks); what CI runs
+	bash infra/scripts/test.sh
+
+template-check: ## cfn-lint, sam validate --lint, sam build, bootstrap size cap
+	bash infra/scripts/template-check.sh
+
+lint: ## gofmt, go vet, staticcheck
+	@out="$$(gofmt -l $(GO_FILES))"; if [ -n "$$out" ]; then echo "gofmt: these files need formatting:"; echo "$$out"; exit 1; fi
+	go vet ./...
+	$(STATICCHECK) ./...
+
+bench: ## benchmarks into docs/bench/latest.txt
+	@mkdir -p docs/bench
+	go test -run '^$$' -bench . -benchmem ./... 2>&1 | grep -v '\[no test files\]$$' | tee docs/bench/latest.txt
+
+clean: ## remove build outputs (keeps .cache: venv, emulators)
+	rm -rf $(BUILD_DIR) .aws-sam
+	find . \( -path ./.git -o -path ./.cache \) -prune -o \( -name '*.test' -o -name '*.coverprofile' -o -name 'coverage.out' -o -name 'coverage.txt' -o -name 'coverage.html' -o -name 'cover.out' -o -name '*.cov' \) -type f -print -exec rm -f {} +
+
+distclean: clean ## also remove .cache (tool venv, emulators) and .data (local store)
+	rm -rf .cache .data

@@ -1,0 +1,10 @@
+// Command auth is the Lambda function of the auth operation group (AuthFunction in
+// template.yaml); its routes are listed in shared/app/groups.
+package main
+
+import (
+	"github.com/evalobs/evalapi/shared/app"
+	"github.com/evalobs/evalapi/shared/app/groups"
+)
+
+func main() { app.Lambda(groups.Auth) }

@@ -1,0 +1,10 @@
+// Command datasets is the Lambda function of the datasets operation group (DatasetsFunction in
+// template.yaml); its routes are listed in shared/app/groups.
+package main
+
+import (
+	"github.com/evalobs/evalapi/shared/app"
+	"github.com/evalobs/evalapi/shared/app/groups"
+)
+
+func main() { app.Lambda(groups.Datasets) }

@@ -1,0 +1,10 @@
+// Command integrations is the Lambda function of the integrations operation group (IntegrationsFunction in
+// template.yaml); its routes are listed in shared/app/groups.
+package main
+
+import (
+	"github.com/evalobs/evalapi/shared/app"
+	"github.com/evalobs/evalapi/shared/app/groups"
+)
+
+func main() { app.Lambda(groups.Integrations) }

@@ -1,0 +1,142 @@
+// Command local serves the whole API from one process on 127.0.0.1 (`make run`): every
+// operation group on one router, on the embedded store and encrypted secrets file under
+// DATA_DIR, or on DynamoDB Local / moto when DYNAMODB_ENDPOINT / SECRETSMANAGER_ENDPOINT
+// are set. The first start creates an organization with an admin user and an API key and
+// prints them once.
+//
+// Environment: PORT (default 3000; 0 picks a free port), DATA_DIR (default .data),
+// ADMIN_EMAIL and ADMIN_PASSWORD (first start only), and the service's variables
+// (README.md). SIGINT or SIGTERM stops it after the requests under way are answered.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/evalobs/evalapi/shared/app"
+	"github.com/evalobs/evalapi/shared/app/groups"
+	"github.com/evalobs/evalapi/shared/app/local"
+)
+
+// DefaultPort is the port of `sam local start-api`.
+const DefaultPort = "3000"
+
+// The timeouts follow API Gateway's: its integration timeout is 30 s, and the local host
+// should not accept what the cloud would cut off.
+const (
+	requestTimeout  = 30 * time.Second
+	shutdownTimeout = 10 * time.Second
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // a second Ctrl-C kills at once, should shutdown hang
+	}()
+	if err := run(ctx, os.Getenv, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "local:", err)
+		os.Exit(1)
+	}
+}
+
+// run serves until ctx ends. The terminal (stdout) gets the address and, on first start,
+// the admin credentials; the JSON log goes to stderr.
+func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, err := app.ReadConfig(app.Local, getenv)
+	if err != nil {
+		return err
+	}
+	port := or(getenv("PORT"), DefaultPort)
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("PORT=%q is not a port number", port)
+	}
+	dataDir := or(getenv("DATA_DIR"), local.DefaultDataDir)
+	log := app.JSONLogger(stderr, cfg.LogLevel)
+
+	var st streams
+	d, closeDeps, err := local.Open(ctx, cfg, log, local.Options{DataDir: dataDir, OnCommit: st.deliver})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := closeDeps(); err != nil {
+			log.Error("close", "error", err.Error())
+		}
+	}()
+	workers, stopWorkers := streamWorkers(d)
+	defer stopWorkers() // before closeDeps: the workers write to the store
+	for _, w := range workers {
+		st.subscribe(w)
+	}
+	if err := bootstrap(ctx, d, getenv, stdout); err != nil {
+		return err
+	}
+
+	var all []app.Register
+	for _, g := range groups.All() {
+		all = append(all, g.Register)
+	}
+	// 127.0.0.1 only: the local host has a well-known admin and no TLS.
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", port))
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	srv := &http.Server{
+		Handler:           app.NewRouter(d, all...),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       requestTimeout,
+		WriteTimeout:      requestTimeout,
+		IdleTimeout:       2 * time.Minute,
+	}
+	fmt.Fprintf(stdout, "evalapi listening on http://%s (%s); Ctrl-C stops it\n", ln.Addr(), storage(cfg, dataDir))
+	log.Info("listening", "addr", ln.Addr().String(), "groups", groups.Names())
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", err)
+	}
+	d.Auth.Wait() // writes that auth makes after answering (API-key last use)
+	return nil
+}
+
+// storage says where the data lives, for the start line.
+func storage(cfg app.Config, dataDir string) string {
+	where := "store " + dataDir + "/" + local.StoreFile
+	if cfg.DynamoDBEndpoint != "" {
+		where = "table " + cfg.TableName + " at " + cfg.DynamoDBEndpoint
+	}
+	if cfg.SecretsManagerEndpoint != "" {
+		return where + ", secrets at " + cfg.SecretsManagerEndpoint
+	}
+	return where + ", secrets in " + dataDir + "/" + local.SecretsDir
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

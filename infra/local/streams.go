@@ -1,0 +1,43 @@
+package main
+
+import (
+	"sync"
+
+	"github.com/evalobs/evalapi/shared/app"
+	"github.com/evalobs/evalapi/shared/purge"
+	"github.com/evalobs/evalapi/shared/store/embedded"
+)
+
+// streams fans the embedded store's commits out to stream workers: the local stand-in for
+// the table's DynamoDB stream, which the worker function reads in the cloud. Workers run
+// in commit order on the goroutine that delivers the commit, so one must not block long.
+type streams struct {
+	mu      sync.RWMutex
+	workers []func([]embedded.Change)
+}
+
+// subscribe adds a worker; it sees the commits made from then on.
+func (s *streams) subscribe(w func([]embedded.Change)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.workers = append(s.workers, w)
+}
+
+// deliver is the store's OnCommit hook.
+func (s *streams) deliver(changes []embedded.Change) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, w := range s.workers {
+		w(changes)
+	}
+}
+
+// streamWorkers starts the stream workers the local host runs in-process, built on its
+// deps: the same code that the worker function runs on the table's stream in the cloud.
+// A new worker plugs in here. stop ends them; it must run before the store closes. They
+// run only on the embedded store: with DYNAMODB_ENDPOINT set, nothing reads the stream.
+func streamWorkers(d app.Deps) (workers []func([]embedded.Change), stop func()) {
+	// purge deletes the rows and shares of deleted datasets in the background.
+	p := purge.NewLocal(purge.New(d.Table, d.Log))
+	return []func([]embedded.Change){p.OnCommit}, p.Close
+}

@@ -1,0 +1,66 @@
+// Package app is the composition root shared by the three hosts of the service: the Lambda
+// functions (functions/*), the local API (infra/local) and the event runner (infra/invoke).
+// It reads the configuration, builds the dependencies once per process (per cold start in
+// Lambda) and mounts operation groups on one httpapi.Router, so that no code path exists in
+// only one host.
+//
+// Operation groups import app (for Deps); app imports no group. The table of groups lives
+// in the subpackage groups, which imports both; the local hosts' storage lives in the
+// subpackage local, which the Lambda functions do not link.
+package app
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/evalobs/evalapi/shared/auth"
+	"github.com/evalobs/evalapi/shared/httpapi"
+	"github.com/evalobs/evalapi/shared/secrets"
+	"github.com/evalobs/evalapi/shared/store"
+)
+
+// Deps are what operation handlers are built from. Every field is safe for concurrent use
+// and lives as long as the process.
+type Deps struct {
+	Config  Config
+	Table   store.Table
+	Secrets secrets.Store
+	Log     *slog.Logger
+	Now     func() time.Time
+	// Auth authenticates requests (its Authenticate middleware guards every operation
+	// outside the identity group) and serves the identity routes.
+	Auth *auth.Service
+}
+
+// Register mounts one operation group's routes on rt.
+type Register func(rt *httpapi.Router, d Deps)
+
+// Group is a named operation group: the routes one Lambda function serves.
+type Group struct {
+	Name     string
+	Register Register
+}
+
+// HealthcheckPattern is the one route every host answers without credentials.
+const HealthcheckPattern = "GET /v2/healthcheck"
+
+// NewRouter returns a router with the healthcheck and the routes of every register. Each
+// route is registered once: two groups registering one pattern is a programming error
+// that panics at start (net/http.ServeMux's rule).
+func NewRouter(d Deps, registers ...Register) *httpapi.Router {
+	rt := httpapi.NewRouter(d.Log)
+	rt.Handle(HealthcheckPattern, healthcheck)
+	for _, register := range registers {
+		register(rt, d)
+	}
+	return rt
+}
+
+// healthcheck says the process answers. It touches no dependency: API Gateway and load
+// tests call it often, and a liveness probe that costs a DynamoDB read per call would also
+// report the table's health as the function's.
+func healthcheck(w http.ResponseWriter, _ *http.Request) error {
+	httpapi.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	return nil
+}

@@ -1,0 +1,45 @@
+package app
+
+import (
+	"context"
+	"net/http"
+	"os"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+)
+
+// ProxyFunc is the Lambda handler of an HTTP API (payload v2) function.
+type ProxyFunc func(ctx context.Context, event events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error)
+
+// Proxy adapts h to API Gateway HTTP API events. It is the handler lambda.Start runs and
+// the one infra/invoke calls. ProxyWithContext, not Proxy: it hands the gateway's request
+// context to h through ctx instead of JSON-encoding it into a header on every request.
+func Proxy(h http.Handler) ProxyFunc {
+	return httpadapter.NewV2(h).ProxyWithContext
+}
+
+// Lambda is the whole main of an HTTP API function: it builds the dependencies once per
+// cold start, mounts register on a router and serves invocations until the runtime stops
+// the process.
+func Lambda(register Register) {
+	lambda.Start(Proxy(NewRouter(ColdStart(), register)))
+}
+
+// ColdStart reads the configuration and builds the cloud dependencies of a function, for
+// the mains of functions that are not HTTP handlers (stream workers). An error is logged
+// and ends the process, which Lambda reports as an init failure.
+func ColdStart() Deps {
+	cfg, err := ReadConfig(Cloud, os.Getenv)
+	log := LambdaLogger(cfg.LogLevel) // INFO when the configuration failed
+	var d Deps
+	if err == nil {
+		d, err = NewCloud(context.Background(), cfg, log)
+	}
+	if err != nil {
+		log.Error("init failed", "error", err.Error())
+		os.Exit(1)
+	}
+	return d
+}
