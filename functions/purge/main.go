@@ -4,10 +4,6 @@
 package main
 
 import (
-	"context"
-	"log/slog"
-	"os"
-
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/evalobs/evalapi/shared/app"
@@ -15,16 +11,6 @@ import (
 )
 
 func main() {
-	cfg, err := app.ReadConfig(app.Cloud, os.Getenv)
-	if err != nil {
-		app.LambdaLogger(slog.LevelInfo).Error("init failed", "error", err.Error())
-		os.Exit(1)
-	}
-	log := app.LambdaLogger(cfg.LogLevel)
-	d, err := app.NewCloud(context.Background(), cfg, log)
-	if err != nil {
-		log.Error("init failed", "error", err.Error())
-		os.Exit(1)
-	}
+	d := app.ColdStart()
 	lambda.Start(purge.New(d.Table, d.Log).HandleDynamoDBEvent)
 }

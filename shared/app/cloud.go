@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
@@ -25,10 +26,10 @@ const SecretsCacheTTL = 5 * time.Minute
 // clients over one AWS configuration. It makes no network call: credentials come from the
 // environment Lambda sets, and secrets (the token signing key included) are read lazily on
 // first use, keeping them out of the init phase.
-func NewCloud(ctx context.Context, cfg Config, log *slog.Logger) (Deps, error) {
-	awsCfg, err := config.LoadDefaultConfig(ctx)
+func NewCloud(ctx context.Context, cfg Config, log *slog.Logger, getenv func(string) string) (Deps, error) {
+	awsCfg, err := LambdaAWSConfig(getenv)
 	if err != nil {
-		return Deps{}, fmt.Errorf("load AWS configuration: %w", err)
+		return Deps{}, err
 	}
 	c := NewClients(awsCfg, cfg)
 	sm, err := awssm.New(c.SecretsManager, cfg.SecretsPrefix)
@@ -36,6 +37,31 @@ func NewCloud(ctx context.Context, cfg Config, log *slog.Logger) (Deps, error) {
 		return Deps{}, err
 	}
 	return NewDeps(cfg, log, dynamo.New(c.DynamoDB, cfg.TableName), secrets.Cached(sm, SecretsCacheTTL))
+}
+
+// LambdaAWSConfig is the AWS configuration of a Lambda function, read from the variables the
+// Lambda runtime always sets for the function's role. It is built by hand rather than by
+// config.LoadDefaultConfig because that brings the shared-config file parser and the SSO,
+// STS and instance-metadata clients into every bootstrap (about 1.5 MB of the 10 MB budget)
+// for credential sources a Lambda function never uses. The service clients fill in their
+// own defaults (standard retryer, HTTP client) from an otherwise empty configuration.
+func LambdaAWSConfig(getenv func(string) string) (aws.Config, error) {
+	region := getenv("AWS_REGION")
+	id, secret := getenv("AWS_ACCESS_KEY_ID"), getenv("AWS_SECRET_ACCESS_KEY")
+	var missing []string
+	for _, v := range []struct{ name, value string }{
+		{"AWS_REGION", region}, {"AWS_ACCESS_KEY_ID", id}, {"AWS_SECRET_ACCESS_KEY", secret},
+	} {
+		if v.value == "" {
+			missing = append(missing, v.name)
+		}
+	}
+	if len(missing) > 0 {
+		return aws.Config{}, fmt.Errorf("AWS configuration: missing environment variable(s) %s (the Lambda runtime sets them)",
+			strings.Join(missing, ", "))
+	}
+	creds := credentials.NewStaticCredentialsProvider(id, secret, getenv("AWS_SESSION_TOKEN"))
+	return aws.Config{Region: region, Credentials: aws.NewCredentialsCache(creds)}, nil
 }
 
 // Clients are the AWS service clients of one process.

@@ -35,7 +35,7 @@ func ColdStart() Deps {
 	log := LambdaLogger(cfg.LogLevel) // INFO when the configuration failed
 	var d Deps
 	if err == nil {
-		d, err = NewCloud(context.Background(), cfg, log)
+		d, err = NewCloud(context.Background(), cfg, log, os.Getenv)
 	}
 	if err != nil {
 		log.Error("init failed", "error", err.Error())
