@@ -18,7 +18,8 @@ FUNCTIONS := \
 	DatasetsFunction=datasets \
 	ScorersFunction=scorers \
 	ExperimentsFunction=experiments \
-	SignalsFunction=signals
+	SignalsFunction=signals \
+	PurgeFunction=purge
 
 fn_id  = $(word 1,$(subst =, ,$(1)))
 fn_dir = $(word 2,$(subst =, ,$(1)))
@@ -43,7 +44,7 @@ help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 	@echo "  build-<LogicalId> one function for sam build (ARTIFACTS_DIR=...): $(foreach f,$(FUNCTIONS),$(call fn_id,$(f)))"
 
-build: ## six linux/arm64 bootstraps + zips under build/<function>/, with sizes
+build: ## seven linux/arm64 bootstraps + zips under build/<function>/, with sizes
 	@mkdir -p $(BUILD_DIR)
 	@for d in $(FUNCTION_DIRS); do \
 		echo "go build ./functions/$$d -> $(BUILD_DIR)/$$d/bootstrap"; \
