@@ -37,7 +37,7 @@ STATICCHECK := go run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 # Go files of the module, without the tool caches and build outputs (which may hold Go files).
 GO_FILES = $(shell find . \( -path ./.git -o -path ./.cache -o -path ./.aws-sam -o -path ./$(BUILD_DIR) -o -path ./.data -o -name node_modules \) -prune -o -name '*.go' -type f -print)
 
-.PHONY: help build run invoke test lint bench clean distclean template-check \
+.PHONY: help build run invoke bootstrap test lint bench clean distclean template-check \
 	$(foreach f,$(FUNCTIONS),build-$(call fn_id,$(f)))
 
 help: ## list the targets
@@ -76,6 +76,9 @@ run: ## the whole API on 127.0.0.1:3000 (embedded store)
 invoke: ## one sample event through a function's handler: make invoke FN=datasets EVENT=events/...json
 	@[ -n "$(FN)" ] && [ -n "$(EVENT)" ] || { echo "usage: make invoke FN=<function> EVENT=<events/...json>" >&2; exit 2; }
 	go run ./infra/invoke -fn $(FN) -event $(EVENT)
+
+bootstrap: ## first organization, admin and API key of a deployed stack: make bootstrap [STACK=... REGION=... CONFIG_ENV=prod]
+	bash infra/scripts/bootstrap.sh
 
 test: ## every test tier (emulators, template checks); what CI runs
 	bash infra/scripts/test.sh

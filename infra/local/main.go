@@ -79,7 +79,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	for _, w := range workers {
 		st.subscribe(w)
 	}
-	if err := bootstrap(ctx, d, getenv, stdout); err != nil {
+	if err := local.Bootstrap(ctx, d, getenv, stdout); err != nil {
 		return err
 	}
 

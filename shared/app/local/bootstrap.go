@@ -1,4 +1,4 @@
-package main
+package local
 
 import (
 	"context"
@@ -9,10 +9,11 @@ import (
 	"github.com/evalobs/evalapi/shared/auth"
 )
 
-// bootstrap creates the first organization, its admin and an API key when the table has no
-// organization yet, and prints them to out (the terminal) that one time. The password and
+// Bootstrap creates the first organization, its admin and an API key when the table has no
+// organization yet, and prints them to out (the terminal) that one time: what `make run`
+// does on first start and `make bootstrap` does for a deployed stack. The password and
 // key are secrets.Values: they reach out only through Reveal here, never the log.
-func bootstrap(ctx context.Context, d app.Deps, getenv func(string) string, out io.Writer) error {
+func Bootstrap(ctx context.Context, d app.Deps, getenv func(string) string, out io.Writer) error {
 	res, err := auth.Bootstrap(ctx, d.Table, auth.BootstrapOptions{
 		Secrets:       d.Secrets,
 		SecretRef:     d.Config.JWTSecretARN,

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+
+	"github.com/evalobs/evalapi/infra/table"
+	"github.com/evalobs/evalapi/infra/testenv"
+	"github.com/evalobs/evalapi/shared/store/dynamo"
+)
+
+func TestRunNeedsTheStackNames(t *testing.T) {
+	var stderr bytes.Buffer
+	err := run(t.Context(), nil, func(string) string { return "" }, &bytes.Buffer{}, &stderr)
+	if err == nil {
+		t.Fatal("run without -table, -jwt-secret-arn and -secrets-prefix succeeded")
+	}
+	for _, name := range []string{"TABLE_NAME", "JWT_SECRET_ARN", "SECRETS_PREFIX"} {
+		if !strings.Contains(err.Error(), name) {
+			t.Errorf("error %q does not name %s", err, name)
+		}
+	}
+}
+
+// TestRunAgainstEmulators bootstraps a "deployed" table on DynamoDB Local whose signing
+// secret lives in moto, as the stack's would: once it prints the admin and key, the second
+// time it changes nothing.
+func TestRunAgainstEmulators(t *testing.T) {
+	ddbEndpoint, smEndpoint := testenv.DynamoLocal(t), testenv.Moto(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	awsCfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")}
+	ddb := dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(ddbEndpoint) })
+	sm := secretsmanager.NewFromConfig(awsCfg, func(o *secretsmanager.Options) { o.BaseEndpoint = aws.String(smEndpoint) })
+
+	suffix := fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano())
+	tableName := "bootstrap-test-" + suffix
+	if err := dynamo.CreateTable(ctx, ddb, tableName, table.Table); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = ddb.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(tableName)}) })
+	prefix := "bootstrap-test/" + suffix + "/"
+	sec, err := sm.CreateSecret(ctx, &secretsmanager.CreateSecretInput{Name: aws.String(prefix + "jwt"),
+		SecretString: aws.String("0123456789abcdef0123456789abcdef0123456789abcdef")})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	env := map[string]string{
+		"DYNAMODB_ENDPOINT": ddbEndpoint, "SECRETSMANAGER_ENDPOINT": smEndpoint,
+		"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test",
+		"ADMIN_EMAIL": "ops@example.com",
+	}
+	args := []string{"-table", tableName, "-jwt-secret-arn", aws.ToString(sec.ARN), "-secrets-prefix", prefix, "-region", "us-east-1"}
+	var out, stderr bytes.Buffer
+	if err := run(ctx, args, func(k string) string { return env[k] }, &out, &stderr); err != nil {
+		t.Fatalf("first run: %v\n%s", err, stderr.String())
+	}
+	for _, want := range []string{"ops@example.com", "API key   evo_", "password  "} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("first run printed %q, want it to contain %q", out.String(), want)
+		}
+	}
+	out.Reset()
+	if err := run(ctx, args, func(k string) string { return env[k] }, &out, &stderr); err != nil {
+		t.Fatalf("second run: %v\n%s", err, stderr.String())
+	}
+	if out.Len() != 0 {
+		t.Errorf("second run printed %q, want nothing (the organization exists)", out.String())
+	}
+	if strings.Contains(stderr.String(), "evo_") {
+		t.Errorf("the log carries the API key: %s", stderr.String())
+	}
+}
