@@ -1,0 +1,98 @@
+package experiments
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/evalobs/evalapi/shared/httpapi"
+	"github.com/evalobs/evalapi/shared/store"
+	"github.com/evalobs/evalapi/shared/validate"
+)
+
+// list is operation 12: GET /v2/projects/{project_id}/experiments[?include_counts=true].
+// Whatever the number of experiments, it costs two waves of reads: the project and the
+// query of its experiments at once, then the creators and the run summaries at once, each a
+// single batch read (which the DynamoDB adapter splits at 100 keys).
+func (h *handlers) list(w http.ResponseWriter, r *http.Request) error {
+	errs := validate.New()
+	projectID, _ := errs.Path("project_id", r.PathValue("project_id")).UUID(4)
+	withCounts, _ := errs.Query(r.URL.Query(), "include_counts").Bool()
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	c, err := callerOf(r)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	var exps []store.Experiment
+	var listErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		exps, listErr = store.ListExperiments(ctx, h.Table, c.OrgID, projectID)
+	}()
+	_, projErr := h.findProject(ctx, c, projectID)
+	<-done
+	if projErr != nil {
+		return projErr
+	}
+	if listErr != nil {
+		return listErr
+	}
+	users, summaries, err := h.related(ctx, c.OrgID, exps)
+	if err != nil {
+		return err
+	}
+	ids := make([]string, len(exps))
+	for i, e := range exps {
+		ids[i] = e.ID
+	}
+	ranks := rankExperiments(ids, summaries)
+	out := make([]experimentResponse, len(exps))
+	for i, e := range exps {
+		var creator *store.User
+		if u, ok := users[e.CreatedBy]; ok {
+			creator = &u
+		}
+		out[i] = experimentOut(e, summaries[e.ID], creator, ranks[e.ID], withCounts)
+	}
+	httpapi.WriteJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// related reads the creators and the run summaries of the experiments, the two batch reads
+// made at once.
+func (h *handlers) related(ctx context.Context, orgID string, exps []store.Experiment) (map[string]store.User, map[string]store.RunSummary, error) {
+	if len(exps) == 0 {
+		return map[string]store.User{}, map[string]store.RunSummary{}, nil
+	}
+	userIDs := make([]string, 0, len(exps))
+	runIDs := make([]string, len(exps))
+	for i, e := range exps {
+		if e.CreatedBy != "" {
+			userIDs = append(userIDs, e.CreatedBy)
+		}
+		runIDs[i] = e.ID
+	}
+	var users []store.User
+	var userErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		users, userErr = store.OrgUsers(ctx, h.Table, orgID, userIDs)
+	}()
+	summaries, sumErr := store.GetRunSummaries(ctx, h.Table, runIDs)
+	<-done
+	if userErr != nil {
+		return nil, nil, userErr
+	}
+	if sumErr != nil {
+		return nil, nil, sumErr
+	}
+	byID := make(map[string]store.User, len(users))
+	for _, u := range users {
+		byID[u.ID] = u
+	}
+	return byID, summaries, nil
+}

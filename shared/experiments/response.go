@@ -1,0 +1,185 @@
+package experiments
+
+import (
+	"sort"
+	"time"
+
+	"github.com/evalobs/evalapi/shared/store"
+)
+
+// experimentResponse is ExperimentResponse (§2.12). Every field is present; a pointer or map
+// that is nil is JSON null where the original's field is nullable.
+type experimentResponse struct {
+	ID                         string                      `json:"id"`
+	ProjectID                  string                      `json:"project_id"`
+	TaskType                   int64                       `json:"task_type"`
+	CreatedAt                  time.Time                   `json:"created_at"`
+	UpdatedAt                  *time.Time                  `json:"updated_at"`
+	Name                       string                      `json:"name"`
+	CreatedBy                  *string                     `json:"created_by"`
+	CreatedByUser              *userInfo                   `json:"created_by_user"`
+	NumSpans                   *int64                      `json:"num_spans"`
+	NumTraces                  *int64                      `json:"num_traces"`
+	NumSessions                *int64                      `json:"num_sessions"`
+	Dataset                    *store.ExperimentDataset    `json:"dataset"`
+	AggregateMetrics           map[string]any              `json:"aggregate_metrics"`
+	StructuredAggregateMetrics map[string]metricAggregates `json:"structured_aggregate_metrics"`
+	AggregateFeedback          map[string]any              `json:"aggregate_feedback"`
+	RatingAggregates           map[string]any              `json:"rating_aggregates"`
+	RankingScore               *float64                    `json:"ranking_score"`
+	Rank                       *int64                      `json:"rank"`
+	Winner                     *bool                       `json:"winner"`
+	PlaygroundID               *string                     `json:"playground_id"`
+	Playground                 *store.ExperimentPlayground `json:"playground"`
+	PromptRunSettings          *runSettings                `json:"prompt_run_settings"`
+	PromptModel                *string                     `json:"prompt_model"`
+	Prompt                     *store.ExperimentPrompt     `json:"prompt"`
+	Tags                       map[string][]runTag         `json:"tags"`
+	Status                     experimentStatus            `json:"status"`
+	ExperimentGroupID          *string                     `json:"experiment_group_id"`
+	ExperimentGroupName        *string                     `json:"experiment_group_name"`
+	ExperimentGroupIsSystem    *bool                       `json:"experiment_group_is_system"`
+}
+
+// userInfo is UserInfo: the creator of a record.
+type userInfo struct {
+	ID        string  `json:"id"`
+	Email     string  `json:"email"`
+	FirstName *string `json:"first_name"`
+	LastName  *string `json:"last_name"`
+}
+
+// metricAggregates is MetricAggregates: the statistics of one metric over the experiment's
+// traces. Average, min, max and sum are null for a categorical metric.
+type metricAggregates struct {
+	Average *float64 `json:"average"`
+	Min     *float64 `json:"min"`
+	Max     *float64 `json:"max"`
+	Sum     *float64 `json:"sum"`
+	Count   int64    `json:"count"`
+}
+
+// runTag is one tag of the experiment, in the shape of the original's RunTagDB list entries.
+type runTag struct {
+	Key     string `json:"key"`
+	Value   string `json:"value"`
+	TagType string `json:"tag_type"`
+}
+
+type experimentStatus struct {
+	LogGeneration logGeneration `json:"log_generation"`
+}
+
+type logGeneration struct {
+	ProgressPercent int64 `json:"progress_percent"`
+}
+
+// runSettings is PromptRunSettings: every field present, null when it was not set.
+type runSettings struct {
+	Logprobs         *bool          `json:"logprobs"`
+	TopLogprobs      *int64         `json:"top_logprobs"`
+	Echo             *bool          `json:"echo"`
+	N                *int64         `json:"n"`
+	ReasoningEffort  *string        `json:"reasoning_effort"`
+	Verbosity        *string        `json:"verbosity"`
+	DeploymentName   *string        `json:"deployment_name"`
+	ModelAlias       *string        `json:"model_alias"`
+	Temperature      *float64       `json:"temperature"`
+	MaxTokens        *int64         `json:"max_tokens"`
+	StopSequences    []string       `json:"stop_sequences"`
+	TopP             *float64       `json:"top_p"`
+	TopK             *int64         `json:"top_k"`
+	FrequencyPenalty *float64       `json:"frequency_penalty"`
+	PresencePenalty  *float64       `json:"presence_penalty"`
+	Tools            *string        `json:"tools"`
+	ToolChoice       *string        `json:"tool_choice"`
+	ResponseFormat   map[string]any `json:"response_format"`
+}
+
+// rankResult is an experiment's place among the project's experiments (rank.go).
+type rankResult struct {
+	score  *float64
+	rank   *int64
+	winner *bool
+}
+
+// experimentOut builds the list entry of e from its summary (the zero summary when it has no
+// trace yet), its creator (nil when unknown) and its rank. Counts are filled only when
+// withCounts.
+func experimentOut(e store.Experiment, sum store.RunSummary, creator *store.User, r rankResult, withCounts bool) experimentResponse {
+	updated := e.UpdatedAt
+	out := experimentResponse{
+		ID: e.ID, ProjectID: e.ProjectID, TaskType: e.TaskType, CreatedAt: e.CreatedAt, UpdatedAt: &updated,
+		Name: e.Name, CreatedBy: strPtr(e.CreatedBy), Dataset: e.Dataset, Playground: e.Playground,
+		PromptModel: e.PromptModel, Prompt: e.Prompt, PromptRunSettings: runSettingsOut(e.PromptRunSettings),
+		AggregateMetrics: map[string]any{}, StructuredAggregateMetrics: map[string]metricAggregates{},
+		AggregateFeedback: map[string]any{}, RatingAggregates: map[string]any{},
+		RankingScore: r.score, Rank: r.rank, Winner: r.winner, Tags: tagsOut(e.Tags),
+	}
+	if creator != nil {
+		out.CreatedByUser = &userInfo{ID: creator.ID, Email: creator.Email,
+			FirstName: strPtr(creator.FirstName), LastName: strPtr(creator.LastName)}
+	}
+	if withCounts {
+		out.NumSpans, out.NumTraces, out.NumSessions = &sum.NumSpans, &sum.NumTraces, &sum.NumSessions
+	}
+	if e.Playground != nil {
+		out.PlaygroundID = &e.Playground.PlaygroundID
+	}
+	if e.Group != nil {
+		out.ExperimentGroupID, out.ExperimentGroupName = &e.Group.ID, &e.Group.Name
+		out.ExperimentGroupIsSystem = &e.Group.IsSystem
+	}
+	for name, st := range sum.Metrics {
+		agg := aggregatesOf(st)
+		out.StructuredAggregateMetrics[name] = agg
+		if agg.Average != nil {
+			out.AggregateMetrics[name] = *agg.Average
+		}
+	}
+	// The service runs no generation job: an experiment's traces are sent by its client, so
+	// its log generation is done once the first trace is in.
+	if sum.NumTraces > 0 {
+		out.Status.LogGeneration.ProgressPercent = 100
+	}
+	return out
+}
+
+// aggregatesOf turns a metric's folded statistics into MetricAggregates.
+func aggregatesOf(st store.MetricStats) metricAggregates {
+	agg := metricAggregates{Count: st.Count, Min: st.Min, Max: st.Max}
+	if st.Min == nil { // categorical only: no numeric statistics
+		return agg
+	}
+	numeric := st.Count
+	for _, n := range st.Categories {
+		numeric -= n
+	}
+	s := st.Sum
+	agg.Sum = &s
+	if numeric > 0 {
+		avg := st.Sum / float64(numeric)
+		agg.Average = &avg
+	}
+	return agg
+}
+
+func tagsOut(tags map[string]string) map[string][]runTag {
+	out := make(map[string][]runTag, len(tags))
+	keys := make([]string, 0, len(tags))
+	for k := range tags {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		out[k] = []runTag{{Key: k, Value: tags[k], TagType: "generic"}}
+	}
+	return out
+}
+
+func strPtr(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

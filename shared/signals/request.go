@@ -1,0 +1,162 @@
+package signals
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/robfig/cron/v3"
+
+	"github.com/evalobs/evalapi/shared/store"
+	"github.com/evalobs/evalapi/shared/validate"
+
+	_ "time/tzdata" // IANA zones without relying on the Lambda image's zoneinfo
+)
+
+// Bounds and defaults of §2.13 and SPEC-DECISIONS "Signals configuration".
+const (
+	maxModelLen      = 255
+	maxPreferenceLen = 2000
+	defaultTimezone  = "UTC"
+	scheduleCron     = "CRON"
+)
+
+// Severities are the notification severities, lowest first.
+var Severities = []string{"LOW", "MEDIUM", "HIGH", "CRITICAL"}
+
+var defaultSeverities = []string{"HIGH", "CRITICAL"}
+
+// logStreamOnly are the fields only the log-stream variant of the body takes, in the order
+// they are reported when sent for an experiment.
+var logStreamOnly = []string{"schedule", "start_date", "end_date", "scheduled_runs_enabled", "notification_severities"}
+
+// cronParser reads the standard five fields only: no seconds, no descriptors (@daily).
+var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow)
+
+// putRequest is a validated PUT body, before the run decides the variant.
+type putRequest struct {
+	model                string
+	focusOn, dontFocusOn string
+	schedule             *store.SignalsSchedule
+	startDate, endDate   *string
+	scheduledRuns        bool
+	severities           []string
+	sent                 map[string]validate.Value // log-stream-only fields present in the body
+}
+
+// readPut reads the body of the PUT: every field's type and bound, the cron expression, the
+// time zone and the order of the dates, all reported at once.
+func readPut(errs *validate.Errors, raw any, present bool) putRequest {
+	req := putRequest{sent: map[string]validate.Value{}, severities: defaultSeverities}
+	o, ok := errs.Body(raw, present).Required().Object()
+	if !ok {
+		return req
+	}
+	for _, name := range logStreamOnly {
+		if o.Has(name) {
+			req.sent[name] = o.Get(name)
+		}
+	}
+	req.model, _ = o.Get("model").Required().String(validate.MinLen(1), validate.MaxLen(maxModelLen))
+	if p, ok := o.Get("user_preferences").Nullable().Object(); ok {
+		req.focusOn, _ = p.Get("focus_on").Nullable().String(validate.MaxLen(maxPreferenceLen))
+		req.dontFocusOn, _ = p.Get("dont_focus_on").Nullable().String(validate.MaxLen(maxPreferenceLen))
+	}
+	req.schedule = readSchedule(o.Get("schedule"))
+	start, okStart := o.Get("start_date").Nullable().Date()
+	end, okEnd := o.Get("end_date").Nullable().Date()
+	if okStart {
+		req.startDate = datePtr(start)
+	}
+	if okEnd {
+		req.endDate = datePtr(end)
+	}
+	if okStart && okEnd && end.Before(start) {
+		o.Get("end_date").Fail(fmt.Sprintf("end_date %s is before start_date %s", *req.endDate, *req.startDate))
+	}
+	req.scheduledRuns, _ = o.Get("scheduled_runs_enabled").Nullable().Bool()
+	if items, ok := o.Get("notification_severities").Nullable().List(); ok {
+		req.severities = []string{}
+		seen := map[string]bool{}
+		for _, it := range items {
+			s, ok := it.Enum(Severities...)
+			if ok && !seen[s] {
+				seen[s] = true
+				req.severities = append(req.severities, s)
+			}
+		}
+	}
+	return req
+}
+
+// readSchedule reads {cron, type, timezone}: cron required and five standard fields, type
+// "CRON", timezone an IANA name (default "UTC").
+func readSchedule(v validate.Value) *store.SignalsSchedule {
+	o, ok := v.Nullable().Object()
+	if !ok {
+		return nil
+	}
+	s := store.SignalsSchedule{Type: scheduleCron, Timezone: defaultTimezone}
+	cronV := o.Get("cron").Required()
+	expr, okCron := cronV.String(validate.MinLen(1))
+	if okCron {
+		if msg := checkCron(expr); msg != "" {
+			cronV.Fail(msg)
+			okCron = false
+		}
+	}
+	if t, ok := o.Get("type").Nullable().Literal(scheduleCron); ok {
+		s.Type = t
+	}
+	tzV := o.Get("timezone").Nullable()
+	tz, okTZ := tzV.String(validate.MinLen(1))
+	if okTZ {
+		if msg := checkTimezone(tz); msg != "" {
+			tzV.Fail(msg)
+		} else {
+			s.Timezone = tz
+		}
+	}
+	if !okCron {
+		return nil
+	}
+	s.Cron = strings.Join(strings.Fields(expr), " ")
+	return &s
+}
+
+// checkCron returns why expr is not a five-field cron expression, or "". A time zone goes in
+// the timezone field, so the parser's TZ= prefix is refused (and it panics without a space).
+func checkCron(expr string) (msg string) {
+	if f := strings.Fields(expr); len(f) != 5 {
+		return fmt.Sprintf("invalid cron expression '%s': expected 5 fields (minute hour day-of-month month day-of-week), got %d", expr, len(f))
+	}
+	if strings.Contains(expr, "TZ=") {
+		return fmt.Sprintf("invalid cron expression '%s': give the time zone in timezone", expr)
+	}
+	defer func() {
+		if recover() != nil {
+			msg = fmt.Sprintf("invalid cron expression '%s'", expr)
+		}
+	}()
+	if _, err := cronParser.Parse(expr); err != nil {
+		return fmt.Sprintf("invalid cron expression '%s': %v", expr, err)
+	}
+	return ""
+}
+
+// checkTimezone returns why tz is not an IANA time zone name, or "". "Local" names the
+// server's zone, not one the caller can mean.
+func checkTimezone(tz string) string {
+	if tz == "Local" {
+		return fmt.Sprintf("unknown time zone '%s'", tz)
+	}
+	if _, err := time.LoadLocation(tz); err != nil {
+		return fmt.Sprintf("unknown time zone '%s'", tz)
+	}
+	return ""
+}
+
+func datePtr(d time.Time) *string {
+	s := d.Format(time.DateOnly)
+	return &s
+}
