@@ -48,7 +48,9 @@ func TestRunAgainstEmulators(t *testing.T) {
 	if err := dynamo.CreateTable(ctx, ddb, tableName, table.Table); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _, _ = ddb.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(tableName)}) })
+	t.Cleanup(func() {
+		_, _ = ddb.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(tableName)})
+	})
 	prefix := "bootstrap-test/" + suffix + "/"
 	sec, err := sm.CreateSecret(ctx, &secretsmanager.CreateSecretInput{Name: aws.String(prefix + "jwt"),
 		SecretString: aws.String("0123456789abcdef0123456789abcdef0123456789abcdef")})
