@@ -13,9 +13,11 @@ package groups
 import (
 	"github.com/evalobs/evalapi/shared/app"
 	"github.com/evalobs/evalapi/shared/datasets"
+	"github.com/evalobs/evalapi/shared/experiments"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/projects"
 	"github.com/evalobs/evalapi/shared/scorers"
+	"github.com/evalobs/evalapi/shared/signals"
 )
 
 // All returns every group, in the order of the functions in template.yaml. Every group
@@ -74,10 +76,10 @@ func Scorers(rt *httpapi.Router, d app.Deps) {
 
 // Experiments serves the experiments of a project.
 func Experiments(rt *httpapi.Router, d app.Deps) {
-	// mount shared/experiments: experiments.Register(rt, d)
+	experiments.Register(rt, experiments.Deps{Table: d.Table, Authenticate: d.Auth.Authenticate, Now: d.Now})
 }
 
 // Signals serves the signals configuration of a run.
 func Signals(rt *httpapi.Router, d app.Deps) {
-	// mount shared/signals: signals.Register(rt, d)
+	signals.Register(rt, signals.Deps{Table: d.Table, Authenticate: d.Auth.Authenticate, Now: d.Now})
 }
