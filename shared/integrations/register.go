@@ -1,0 +1,76 @@
+// Package integrations serves a user's model-provider integrations: creating or replacing
+// the cloud-host and model-vendor integrations (operations 2 and 3) and sharing one with
+// other users as viewers (operation 4).
+//
+// Credentials never reach DynamoDB: the token and every other credential-bearing field go
+// into one secret per integration through the secrets port, and the record keeps its ref.
+// A cloud-host body without available_deployments makes the service list them from the
+// endpoint, through a client that connects only to public addresses (see Discoverer).
+package integrations
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/evalobs/evalapi/shared/auth"
+	"github.com/evalobs/evalapi/shared/httpapi"
+	"github.com/evalobs/evalapi/shared/secrets"
+	"github.com/evalobs/evalapi/shared/store"
+)
+
+// Deps is what the group needs.
+type Deps struct {
+	Table        store.Table
+	Secrets      secrets.Store
+	Authenticate httpapi.Middleware
+	Now          func() time.Time // default time.Now
+	Log          *slog.Logger     // default: discard
+	// Discoverer lists cloud-host deployments; nil is one with the defaults (public
+	// addresses only, DefaultDiscoveryTimeout).
+	Discoverer *Discoverer
+	// Attempts bounds the rounds of a write that loses races to concurrent writes of the
+	// same integration; zero is DefaultAttempts.
+	Attempts int
+}
+
+// DefaultAttempts lets the concurrent writes of one caller all land, one after the other.
+const DefaultAttempts = 50
+
+// Register mounts the group's operations on rt, each behind authentication.
+func Register(rt *httpapi.Router, d Deps) {
+	if d.Table == nil || d.Secrets == nil || d.Authenticate == nil {
+		panic("integrations: Deps.Table, Deps.Secrets and Deps.Authenticate are required")
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.Log == nil {
+		d.Log = slog.New(slog.DiscardHandler)
+	}
+	if d.Discoverer == nil {
+		d.Discoverer = &Discoverer{}
+	}
+	if d.Attempts <= 0 {
+		d.Attempts = DefaultAttempts
+	}
+	h := &handlers{Deps: d}
+	rt.Handle("PUT /v2/integrations/cloud-host", h.putCloudHost, d.Authenticate)
+	rt.Handle("PUT /v2/integrations/model-vendor", h.putModelVendor, d.Authenticate)
+	rt.Handle("POST /v2/integrations/{integration_id}/users", h.share, d.Authenticate)
+}
+
+type handlers struct{ Deps }
+
+// now is the time records are stamped with: UTC, at the microsecond precision responses show.
+func (h *handlers) now() time.Time { return h.Now().UTC().Truncate(time.Microsecond) }
+
+// callerOf returns the authenticated caller; the middleware guarantees one, so its absence
+// is answered as no credential at all.
+func callerOf(r *http.Request) (auth.Caller, error) {
+	c, ok := auth.CallerFrom(r.Context())
+	if !ok {
+		return auth.Caller{}, httpapi.Unauthorized("Not authenticated", "Bearer")
+	}
+	return c, nil
+}

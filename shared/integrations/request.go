@@ -1,0 +1,168 @@
+package integrations
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/evalobs/evalapi/shared/httpapi"
+	"github.com/evalobs/evalapi/shared/secrets"
+	"github.com/evalobs/evalapi/shared/validate"
+)
+
+// Provider values of the two writable integrations (spec §2.1's stand-ins).
+const (
+	ProviderCloudHost   = "cloud-host"
+	ProviderModelVendor = "model-vendor"
+)
+
+// DefaultAPIVersion is the cloud-host api_version when the body has none.
+const DefaultAPIVersion = "2025-03-01-preview"
+
+// authenticationTypes are the cloud-host authentication types, in the original's order.
+var authenticationTypes = []string{"api_key", "client_secret", "username_password", "custom_oauth2"}
+
+// credentials are the secret parts of a write body: they go to the secret store only, and
+// print as "[redacted]" wherever they travel.
+type credentials struct {
+	Token          secrets.Value
+	DefaultHeaders map[string]secrets.Value // nil when the body has none
+}
+
+// write is a validated integration write: the settings DynamoDB keeps and the credentials
+// the secret keeps.
+type write struct {
+	provider string
+	settings map[string]any
+	creds    credentials
+	// discover is set for a cloud-host body without available_deployments: the endpoint's
+	// list is fetched and stored under settings["available_deployments"].
+	discover bool
+}
+
+// readToken reads the required token, straight into a secrets.Value.
+func readToken(o validate.Obj) secrets.Value {
+	s, _ := o.Get("token").Required().String(validate.MinLen(1))
+	return secrets.NewValueString(s)
+}
+
+// readModelVendor reads {token, organization_id}.
+func readModelVendor(r *http.Request) (write, error) {
+	raw, present, err := httpapi.DecodeBody(r, 0)
+	if err != nil {
+		return write{}, err
+	}
+	errs := validate.New()
+	w := write{provider: ProviderModelVendor, settings: map[string]any{"organization_id": nil}}
+	if o, ok := errs.Body(raw, present).Required().Object(); ok {
+		w.creds.Token = readToken(o)
+		if org, ok := o.Get("organization_id").Nullable().String(); ok {
+			w.settings["organization_id"] = org
+		}
+	}
+	return w, errs.Err()
+}
+
+// readCloudHost reads the cloud-host body (SPEC-DECISIONS "Integrations"). allowPrivate
+// lets the endpoint be an http URL, for a fake provider on loopback.
+func readCloudHost(r *http.Request, allowPrivate bool) (write, error) {
+	raw, present, err := httpapi.DecodeBody(r, 0)
+	if err != nil {
+		return write{}, err
+	}
+	errs := validate.New()
+	w := write{provider: ProviderCloudHost}
+	o, ok := errs.Body(raw, present).Required().Object()
+	if !ok {
+		return w, errs.Err()
+	}
+	w.creds.Token = readToken(o)
+	s := map[string]any{"proxy": false, "api_version": DefaultAPIVersion, "azure_deployment": nil,
+		"authentication_type": "api_key", "authentication_scope": nil, "oauth2_token_url": nil,
+		"custom_header_mapping": nil, "available_deployments": nil, "multi_modal_config": nil}
+	w.settings = s
+
+	ep := o.Get("endpoint").Required()
+	if e, ok := ep.String(); ok {
+		if _, err := CheckEndpoint(e, allowPrivate); err != nil {
+			ep.Add(validate.ValueError(ep.Loc(), endpointInput(e), causeMessage(err)))
+		}
+		s["endpoint"] = e
+	}
+	if v, ok := o.Get("proxy").Bool(); ok {
+		s["proxy"] = v
+	}
+	if v, ok := o.Get("api_version").String(); ok {
+		s["api_version"] = v
+	}
+	for _, name := range []string{"azure_deployment", "authentication_scope"} {
+		if v, ok := o.Get(name).Nullable().String(); ok {
+			s[name] = v
+		}
+	}
+	if v, ok := o.Get("authentication_type").Enum(authenticationTypes...); ok {
+		s["authentication_type"] = v
+	}
+	tokenURL := o.Get("oauth2_token_url").Nullable()
+	if v, ok := tokenURL.String(); ok {
+		if _, err := CheckEndpoint(v, allowPrivate); err != nil {
+			tokenURL.Fail("oauth2_token_url must be an https URL with a host and no credentials")
+		}
+		s["oauth2_token_url"] = v
+	} else if s["authentication_type"] == "custom_oauth2" && (!tokenURL.Present() || tokenURL.IsNull()) {
+		errs.Add(validate.Missing(tokenURL.Loc(), o.Raw()))
+	}
+	if m, ok := o.Get("default_headers").Nullable().StringMap(); ok {
+		w.creds.DefaultHeaders = make(map[string]secrets.Value, len(m))
+		for k, v := range m {
+			w.creds.DefaultHeaders[k] = secrets.NewValueString(v)
+		}
+	}
+	if m, ok := o.Get("custom_header_mapping").Nullable().StringMap(); ok {
+		s["custom_header_mapping"] = stringMap(m)
+	}
+	deployments := o.Get("available_deployments").Nullable()
+	if items, ok := deployments.List(); ok {
+		list := make([]any, 0, len(items))
+		for _, item := range items {
+			d, ok := item.Object()
+			if !ok {
+				continue
+			}
+			model, _ := d.Get("model").Required().String()
+			id, _ := d.Get("id").Required().String()
+			list = append(list, map[string]any{"model": model, "id": id})
+		}
+		s["available_deployments"] = list
+	}
+	w.discover = !deployments.Present() || deployments.IsNull()
+	if mm, ok := o.Get("multi_modal_config").Nullable().Object(); ok {
+		cfg := map[string]any{"max_files": nil, "max_file_size_bytes": nil}
+		for _, name := range []string{"max_files", "max_file_size_bytes"} {
+			if n, ok := mm.Get(name).Nullable().Int(validate.Ge(1)); ok {
+				cfg[name] = n
+			}
+		}
+		s["multi_modal_config"] = cfg
+	}
+	return w, errs.Err()
+}
+
+// endpointInput is what a 422 at the endpoint echoes: the endpoint, unless it carries
+// credentials in its user part.
+func endpointInput(e string) any {
+	if hasUserinfo(e) {
+		return validate.Redacted
+	}
+	return e
+}
+
+// hasUserinfo errs on the side of redaction: any "@" may be a user part.
+func hasUserinfo(e string) bool { return strings.Contains(e, "@") }
+
+func stringMap(m map[string]string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}

@@ -1,0 +1,191 @@
+package integrations
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/evalobs/evalapi/shared/auth"
+	"github.com/evalobs/evalapi/shared/httpapi"
+	"github.com/evalobs/evalapi/shared/secrets"
+	"github.com/evalobs/evalapi/shared/store"
+	"github.com/evalobs/evalapi/shared/validate"
+)
+
+// putCloudHost is PUT /v2/integrations/cloud-host.
+func (h *handlers) putCloudHost(w http.ResponseWriter, r *http.Request) error {
+	wr, err := readCloudHost(r, h.Discoverer.AllowPrivate)
+	if err != nil {
+		return err
+	}
+	if err := auth.RequireWrite(r.Context()); err != nil {
+		return err
+	}
+	if wr.discover {
+		endpoint, _ := wr.settings["endpoint"].(string)
+		version, _ := wr.settings["api_version"].(string)
+		ds, err := h.Discoverer.Deployments(r.Context(), endpoint, version, wr.creds.Token)
+		if err != nil {
+			h.Log.InfoContext(r.Context(), "deployment listing failed", "cause", err.Error())
+			return validate.Single(validate.ValueError([]any{"body", "endpoint"}, endpointInput(endpoint), causeMessage(err)))
+		}
+		list := make([]any, len(ds))
+		for i, d := range ds {
+			list[i] = map[string]any{"model": d.Model, "id": d.ID}
+		}
+		wr.settings["available_deployments"] = list
+	}
+	return h.save(w, r, wr)
+}
+
+// putModelVendor is PUT /v2/integrations/model-vendor.
+func (h *handlers) putModelVendor(w http.ResponseWriter, r *http.Request) error {
+	wr, err := readModelVendor(r)
+	if err != nil {
+		return err
+	}
+	if err := auth.RequireWrite(r.Context()); err != nil {
+		return err
+	}
+	return h.save(w, r, wr)
+}
+
+var errSecretStore = httpapi.Unavailable("The secret store is unavailable; the integration was not saved. Try again later.")
+
+// save creates the caller's integration of wr's provider or replaces its configuration.
+//
+// Each round reads the integration, writes the secret (a new version of the same secret on
+// a replace), then the record, conditioned on what was read. A round that loses to a
+// concurrent write of the same integration starts over, so that the last record written
+// is always paired with the last secret value written: the two carry the same revision.
+// A new integration's secret whose record could not be written is deleted (it has an id
+// nobody will use); a replace whose record failed leaves a secret newer than the record,
+// which readers detect by the revision and the next PUT overwrites.
+func (h *handlers) save(w http.ResponseWriter, r *http.Request, wr write) error {
+	c, err := callerOf(r)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	for attempt := 1; ; attempt++ {
+		prev, err := store.OwnIntegration(ctx, h.Table, c.OrgID, c.UserID, wr.provider)
+		exists := err == nil
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		now := h.now()
+		in := store.Integration{ID: uuid.NewString(), OrgID: c.OrgID, OwnerID: c.UserID, Provider: wr.provider,
+			Name: wr.provider, Settings: wr.settings, Revision: uuid.NewString(), CreatedAt: now, UpdatedAt: now}
+		if exists {
+			in.ID, in.CreatedAt, in.IsSelected, in.IsDisabled = prev.ID, prev.CreatedAt, prev.IsSelected, prev.IsDisabled
+		}
+		if in.SecretRef, err = h.putSecret(ctx, c, in, wr.creds); err != nil {
+			return err
+		}
+		if exists {
+			err = store.ReplaceIntegration(ctx, h.Table, in, prev.Revision)
+		} else {
+			err = store.CreateIntegration(ctx, h.Table, in)
+		}
+		if err == nil {
+			httpapi.WriteJSON(w, http.StatusOK, integrationOut(in, accessOwner))
+			return nil
+		}
+		if !exists {
+			h.dropSecret(ctx, in)
+		}
+		raced := errors.Is(err, store.ErrConditionFailed) || errors.Is(err, store.ErrAlreadyExists) || errors.Is(err, store.ErrConflict)
+		if !raced {
+			return err
+		}
+		if attempt >= h.Attempts {
+			return httpapi.Unavailable("Too many concurrent changes to this integration; try again")
+		}
+		if err := pause(ctx, attempt); err != nil {
+			return err
+		}
+	}
+}
+
+// SecretName is the name of an integration's secret under the store's prefix (the Secrets
+// Manager adapter puts SECRETS_PREFIX in front).
+func SecretName(integrationID string) string { return "integrations/" + integrationID }
+
+// secretDoc is the one secret value of an integration.
+type secretDoc struct {
+	Revision       string            `json:"revision"`
+	Token          string            `json:"token"`
+	DefaultHeaders map[string]string `json:"default_headers,omitempty"`
+}
+
+// putSecret writes the credentials of in as its secret and returns the ref.
+func (h *handlers) putSecret(ctx context.Context, c auth.Caller, in store.Integration, cr credentials) (string, error) {
+	doc := secretDoc{Revision: in.Revision, Token: cr.Token.RevealString()}
+	if cr.DefaultHeaders != nil {
+		doc.DefaultHeaders = make(map[string]string, len(cr.DefaultHeaders))
+		for k, v := range cr.DefaultHeaders {
+			doc.DefaultHeaders[k] = v.RevealString()
+		}
+	}
+	value, err := json.Marshal(doc)
+	if err != nil {
+		return "", errors.New("integrations: encode secret") // never wrap: the error could quote the value
+	}
+	tags := map[string]string{"organization": c.OrgID, "owner": c.UserID, "integration": in.ID}
+	ref, err := h.Secrets.Put(ctx, SecretName(in.ID), value, tags)
+	clear(value)
+	if err != nil {
+		// Adapter errors name the secret, never its value.
+		h.Log.ErrorContext(ctx, "integration secret write failed", "integration_id", in.ID, "error", err)
+		return "", errSecretStore
+	}
+	return ref, nil
+}
+
+// dropSecret deletes the secret of an integration whose record was not written. It runs
+// even when the request was cancelled, so that no orphan is left behind.
+func (h *handlers) dropSecret(ctx context.Context, in store.Integration) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := h.Secrets.Delete(ctx, in.SecretRef); err != nil {
+		h.Log.ErrorContext(ctx, "orphan integration secret not deleted", "integration_id", in.ID, "error", err)
+	}
+}
+
+// ReadSecret returns the credentials of an integration through the secrets port, with the
+// revision check: ok is false when the secret and the record were not written by the same
+// request (a replace whose record write failed), and the caller should not use them.
+func ReadSecret(ctx context.Context, sec secrets.Store, in store.Integration) (token secrets.Value, headers map[string]secrets.Value, ok bool, err error) {
+	b, err := sec.Get(ctx, in.SecretRef)
+	if err != nil {
+		return secrets.Value{}, nil, false, err
+	}
+	defer clear(b)
+	var doc secretDoc
+	if json.Unmarshal(b, &doc) != nil {
+		return secrets.Value{}, nil, false, errors.New("integrations: secret is not a credential document")
+	}
+	headers = make(map[string]secrets.Value, len(doc.DefaultHeaders))
+	for k, v := range doc.DefaultHeaders {
+		headers[k] = secrets.NewValueString(v)
+	}
+	return secrets.NewValueString(doc.Token), headers, doc.Revision == in.Revision, nil
+}
+
+// pause waits a little before another round, longer after each lost race.
+func pause(ctx context.Context, attempt int) error {
+	d := time.Millisecond + rand.N(time.Duration(min(attempt, 20))*2*time.Millisecond)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
