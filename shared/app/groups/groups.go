@@ -15,6 +15,7 @@ import (
 	"github.com/evalobs/evalapi/shared/datasets"
 	"github.com/evalobs/evalapi/shared/experiments"
 	"github.com/evalobs/evalapi/shared/httpapi"
+	"github.com/evalobs/evalapi/shared/integrations"
 	"github.com/evalobs/evalapi/shared/projects"
 	"github.com/evalobs/evalapi/shared/scorers"
 	"github.com/evalobs/evalapi/shared/signals"
@@ -57,7 +58,8 @@ func Auth(rt *httpapi.Router, d app.Deps) { d.Auth.Register(rt) }
 
 // Integrations serves the model-provider integrations and their sharing.
 func Integrations(rt *httpapi.Router, d app.Deps) {
-	// mount shared/integrations: integrations.Register(rt, d)
+	integrations.Register(rt, integrations.Deps{Table: d.Table, Secrets: d.Secrets, Authenticate: d.Auth.Authenticate,
+		Now: d.Now, Log: d.Log, Discoverer: &integrations.Discoverer{AllowPrivate: d.Config.AllowPrivateProviderEndpoints}})
 }
 
 // Datasets serves datasets, their content and sharing.
