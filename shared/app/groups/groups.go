@@ -19,6 +19,7 @@ import (
 	"github.com/evalobs/evalapi/shared/projects"
 	"github.com/evalobs/evalapi/shared/scorers"
 	"github.com/evalobs/evalapi/shared/signals"
+	"github.com/evalobs/evalapi/shared/traces"
 )
 
 // All returns every group, in the order of the functions in template.yaml. Every group
@@ -73,7 +74,7 @@ func Scorers(rt *httpapi.Router, d app.Deps) {
 	scorers.Register(rt, scorers.Deps{Table: d.Table, Authenticate: d.Auth.Authenticate, Now: d.Now})
 	// ExperimentSettings: shared/experiments' lookup, when it lands (available_columns for an experiment).
 	projects.Register(rt, projects.Deps{Table: d.Table, Authenticate: d.Auth.Authenticate, Now: d.Now})
-	// mount the metrics search and traces package when it lands
+	traces.Register(rt, traces.Deps{Table: d.Table, Authenticate: d.Auth.Authenticate, Now: d.Now})
 }
 
 // Experiments serves the experiments of a project.

@@ -1,0 +1,312 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Roll-ups: per run, per group column, per minute and per group value, the trace count and
+// the statistics of every metric, so that a metrics search without filters reads one item per
+// minute (and group value) instead of every trace.
+//
+//	record   PK                              SK                      notes
+//	roll-up  RUN#<run id>#ROLLUP#<group col> <minute>#<group value>  group col "_all" (value "") holds the totals
+//
+// Each group column has its own partition so that a query without group_by reads the totals
+// alone. Attributes, all folded in with atomic ADDs except min and max:
+//
+//	n                     traces
+//	mc#<metric>           numeric values observed
+//	ms#<metric>           their sum in millionths (RollupScale), an integer so that ADD is exact
+//	mn#<metric>, mx#<metric>  min and max, kept by a conditional compare-and-set
+//	k#<metric>#<category> categorical values per category ("true"/"false" for booleans)
+//	ec#<code>             scorer errors per code; ed#<code> the last error record of that code
+//
+// Metric names and categories are query-escaped in attribute names, so '#' cannot split them.
+
+// RollupAll is the group column of the totals.
+const RollupAll = "_all"
+
+// RollupScale is the fixed-point scale of metric sums: values are rounded to millionths.
+const RollupScale = 1e6
+
+// EntityRollup names the roll-up records.
+const EntityRollup = "rollup"
+
+const minuteLayout = "2006-01-02T15:04Z"
+
+// RollupPartition is the partition of a run's roll-ups by one group column.
+func RollupPartition(runID, groupCol string) string { return "RUN#" + runID + "#ROLLUP#" + groupCol }
+
+// RollupKey is the key of the roll-up of one minute and group value.
+func RollupKey(runID, groupCol string, minute time.Time, value string) Key {
+	return Key{PK: RollupPartition(runID, groupCol), SK: minute.UTC().Format(minuteLayout) + "#" + value}
+}
+
+// RollupMetric is the statistics of one metric in one roll-up.
+type RollupMetric struct {
+	N          int64 // numeric values
+	SumScaled  int64 // their sum times RollupScale
+	Min, Max   *float64
+	Categories map[string]int64
+}
+
+// Sum is the sum of the numeric values.
+func (m RollupMetric) Sum() float64 { return float64(m.SumScaled) / RollupScale }
+
+// Scale rounds a value to the roll-up's fixed point.
+func Scale(v float64) int64 { return int64(math.Round(v * RollupScale)) }
+
+// Rollup is the content of one roll-up item, or a delta to fold into one.
+type Rollup struct {
+	Minute  time.Time
+	Group   string // group column, RollupAll for the totals
+	Value   string
+	Count   int64
+	Metrics map[string]*RollupMetric
+	Errors  map[int64]RollupError
+}
+
+// RollupError counts the scorer errors of one code.
+type RollupError struct {
+	Count int64
+	Last  ScorerError
+}
+
+func esc(s string) string { return url.QueryEscape(s) }
+
+// Metric returns the statistics of name, creating them.
+func (r *Rollup) Metric(name string) *RollupMetric {
+	if r.Metrics == nil {
+		r.Metrics = map[string]*RollupMetric{}
+	}
+	m := r.Metrics[name]
+	if m == nil {
+		m = &RollupMetric{}
+		r.Metrics[name] = m
+	}
+	return m
+}
+
+// RollupItem is the item of r for runID as a bulk writer puts it (tests, backfills).
+func RollupItem(runID string, r Rollup) Item {
+	k := RollupKey(runID, r.Group, r.Minute, r.Value)
+	it := Item{AttrPK: k.PK, AttrSK: k.SK}
+	for name, v := range rollupStatic(r) {
+		it[name] = v
+	}
+	for name, v := range rollupAdds(r) {
+		it[name] = v
+	}
+	for name, m := range r.Metrics {
+		if m.Min != nil {
+			it["mn#"+esc(name)] = *m.Min
+			it["mx#"+esc(name)] = *m.Max
+		}
+	}
+	return it
+}
+
+func rollupStatic(r Rollup) map[string]any {
+	set := map[string]any{AttrEntity: EntityRollup, "minute": r.Minute.UTC().Format(minuteLayout), "group": r.Group, "value": r.Value}
+	for code, e := range r.Errors {
+		doc, _ := json.Marshal(e.Last)
+		set[fmt.Sprintf("ed#%d", code)] = string(doc)
+	}
+	return set
+}
+
+func rollupAdds(r Rollup) map[string]int64 {
+	add := map[string]int64{"n": r.Count}
+	for name, m := range r.Metrics {
+		if m.N > 0 {
+			add["mc#"+esc(name)] = m.N
+			add["ms#"+esc(name)] = m.SumScaled
+		}
+		for c, n := range m.Categories {
+			add["k#"+esc(name)+"#"+esc(c)] = n
+		}
+	}
+	for code, e := range r.Errors {
+		add[fmt.Sprintf("ec#%d", code)] = e.Count
+	}
+	return add
+}
+
+// AddToRollup folds delta into its roll-up item: one atomic update adds the counts and sums
+// (no read, so concurrent writers never conflict), then min and max are lowered or raised by
+// a compare-and-set on the value seen, retried only when another writer moved it first.
+func AddToRollup(ctx context.Context, t Table, runID string, delta Rollup) error {
+	k := RollupKey(runID, delta.Group, delta.Minute, delta.Value)
+	it, err := t.Update(ctx, Update{Key: k, Set: rollupStatic(delta), Add: rollupAdds(delta)})
+	if err != nil {
+		return fmt.Errorf("add to roll-up %v: %w", k, err)
+	}
+	for name, m := range delta.Metrics {
+		if m.Min == nil {
+			continue
+		}
+		for _, b := range []struct {
+			attr  string
+			v     float64
+			wants func(cur, v float64) bool
+		}{
+			{"mn#" + esc(name), *m.Min, func(cur, v float64) bool { return v < cur }},
+			{"mx#" + esc(name), *m.Max, func(cur, v float64) bool { return v > cur }},
+		} {
+			if it, err = setExtreme(ctx, t, k, it, b.attr, b.v, b.wants); err != nil {
+				return fmt.Errorf("add to roll-up %v: %w", k, err)
+			}
+		}
+	}
+	return nil
+}
+
+const maxExtremeAttempts = 50
+
+// setExtreme sets attr to v when the item has none or when wants(current, v); it returns
+// the item as last seen.
+func setExtreme(ctx context.Context, t Table, k Key, it Item, attr string, v float64, wants func(cur, v float64) bool) (Item, error) {
+	for range maxExtremeAttempts {
+		cur, has := number(it[attr])
+		if has && !wants(cur, v) {
+			return it, nil
+		}
+		cond := AttrAbsent(attr)
+		if has {
+			cond = Equals(attr, it[attr])
+		}
+		next, err := t.Update(ctx, Update{Key: k, Set: map[string]any{attr: v}, Conds: []Cond{cond}})
+		if err == nil {
+			return next, nil
+		}
+		if !errors.Is(err, ErrConditionFailed) {
+			return nil, err
+		}
+		if it, err = t.Get(ctx, k, true); err != nil {
+			return nil, err
+		}
+	}
+	return nil, ErrConflict
+}
+
+func number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return float64(x), true
+	case float64:
+		return x, true
+	}
+	return 0, false
+}
+
+// ParseRollup reads a roll-up item.
+func ParseRollup(it Item) (Rollup, error) {
+	var r Rollup
+	minute, _ := it["minute"].(string)
+	ts, err := time.Parse(minuteLayout, minute)
+	if err != nil {
+		return r, fmt.Errorf("roll-up %v: minute: %w", it.Key(), err)
+	}
+	r.Minute = ts
+	r.Group, _ = it["group"].(string)
+	r.Value, _ = it["value"].(string)
+	for name, v := range it {
+		kind, rest, ok := strings.Cut(name, "#")
+		if !ok && name == "n" {
+			r.Count, _ = v.(int64)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		if err := r.parseAttr(kind, rest, v); err != nil {
+			return r, fmt.Errorf("roll-up %v: %s: %w", it.Key(), name, err)
+		}
+	}
+	return r, nil
+}
+
+func (r *Rollup) parseAttr(kind, rest string, v any) error {
+	switch kind {
+	case "mc", "ms", "mn", "mx":
+		name, err := url.QueryUnescape(rest)
+		if err != nil {
+			return err
+		}
+		m := r.Metric(name)
+		f, _ := number(v)
+		switch kind {
+		case "mc":
+			m.N = int64(f)
+		case "ms":
+			m.SumScaled, _ = v.(int64)
+		case "mn":
+			m.Min = &f
+		case "mx":
+			m.Max = &f
+		}
+	case "k":
+		en, ec, _ := strings.Cut(rest, "#")
+		name, err1 := url.QueryUnescape(en)
+		cat, err2 := url.QueryUnescape(ec)
+		if err := errors.Join(err1, err2); err != nil {
+			return err
+		}
+		m := r.Metric(name)
+		if m.Categories == nil {
+			m.Categories = map[string]int64{}
+		}
+		m.Categories[cat], _ = v.(int64)
+	case "ec", "ed":
+		var code int64
+		if _, err := fmt.Sscan(rest, &code); err != nil {
+			return err
+		}
+		if r.Errors == nil {
+			r.Errors = map[int64]RollupError{}
+		}
+		e := r.Errors[code]
+		if kind == "ec" {
+			e.Count, _ = v.(int64)
+		} else if s, ok := v.(string); ok {
+			if err := json.Unmarshal([]byte(s), &e.Last); err != nil {
+				return err
+			}
+		}
+		r.Errors[code] = e
+	}
+	return nil
+}
+
+// ScanRollups calls fn with every roll-up of the run's group column for the minutes in
+// [from, to) (both whole minutes), one page at a time.
+func ScanRollups(ctx context.Context, t Table, runID, groupCol string, from, to time.Time, fn func(Rollup) error) error {
+	q := Query{PK: RollupPartition(runID, groupCol), SKOp: SKBetween,
+		From: from.UTC().Format(minuteLayout), To: to.UTC().Format(minuteLayout)}
+	for {
+		p, err := t.Query(ctx, q)
+		if err != nil {
+			return fmt.Errorf("scan roll-ups of run %s: %w", runID, err)
+		}
+		for _, it := range p.Items {
+			r, err := ParseRollup(it)
+			if err != nil {
+				return err
+			}
+			if err := fn(r); err != nil {
+				return err
+			}
+		}
+		if p.Next == nil {
+			return nil
+		}
+		q.Start = p.Next
+	}
+}

@@ -1,0 +1,247 @@
+package traces
+
+import (
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/evalobs/evalapi/shared/columns"
+	"github.com/evalobs/evalapi/shared/store"
+)
+
+// System metrics every search reports, with their roll-up methods.
+const (
+	metricCount       = "count"
+	metricLatency     = "latency_ms"
+	metricTotalTokens = "total_tokens"
+	metricTotalCost   = "total_cost"
+)
+
+// metricSpec is one metric a search reports and how it rolls up.
+type metricSpec struct {
+	name   string
+	method string // average, sum, max, min, category_count, percentage_true, percentage_false
+}
+
+// metricsFor lists the metrics a search over run reports: the system metrics, then one per
+// scorer of the run's settings by its roll-up method (as the column catalog states it).
+func metricsFor(run store.Run) []metricSpec {
+	out := []metricSpec{{metricLatency, "average"}, {metricTotalTokens, "sum"}, {metricTotalCost, "sum"}}
+	seen := map[string]bool{metricCount: true, metricLatency: true, metricTotalTokens: true, metricTotalCost: true}
+	for _, cfg := range run.Scorers {
+		col := columns.Metric(cfg)
+		name := cfg.MetricKey()
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		out = append(out, metricSpec{name, *col.RollUpMethod})
+	}
+	return out
+}
+
+// stat folds the values of one metric in one cell.
+type stat struct {
+	n        int64
+	sum      float64
+	min, max float64
+	cats     map[string]int64
+}
+
+func (s *stat) observe(v float64) {
+	if s.n == 0 || v < s.min {
+		s.min = v
+	}
+	if s.n == 0 || v > s.max {
+		s.max = v
+	}
+	s.n++
+	s.sum += v
+}
+
+func (s *stat) category(c string, n int64) {
+	if s.cats == nil {
+		s.cats = map[string]int64{}
+	}
+	s.cats[c] += n
+}
+
+func (s *stat) mergeRollup(m *store.RollupMetric) {
+	if m.N > 0 && m.Min != nil && m.Max != nil {
+		if s.n == 0 || *m.Min < s.min {
+			s.min = *m.Min
+		}
+		if s.n == 0 || *m.Max > s.max {
+			s.max = *m.Max
+		}
+		s.n += m.N
+		s.sum += m.Sum()
+	}
+	for c, n := range m.Categories {
+		s.category(c, n)
+	}
+}
+
+// value is the roll-up of s by method; nil when s holds nothing the method can use.
+func (s *stat) value(method string) any {
+	switch method {
+	case "average":
+		if s.n > 0 {
+			return s.sum / float64(s.n)
+		}
+	case "sum":
+		if s.n > 0 {
+			return s.sum
+		}
+	case "min":
+		if s.n > 0 {
+			return s.min
+		}
+	case "max":
+		if s.n > 0 {
+			return s.max
+		}
+	case "category_count":
+		if len(s.cats) > 0 {
+			out := make(map[string]int64, len(s.cats))
+			for c, n := range s.cats {
+				out[c] = n
+			}
+			return out
+		}
+	case "percentage_true", "percentage_false":
+		t, f := s.cats["true"], s.cats["false"]
+		if t+f > 0 {
+			if method == "percentage_true" {
+				return float64(t) / float64(t+f)
+			}
+			return float64(f) / float64(t+f)
+		}
+	}
+	return nil
+}
+
+// cell is what one bucket (or the whole range) of one group holds.
+type cell struct {
+	count int64
+	stats []stat // by metric index
+}
+
+// group holds one group value's cells: one per bucket, allocated on first use, and the total.
+type group struct {
+	buckets []*cell
+	total   cell
+}
+
+// aggregator folds traces (scan path) or roll-ups (roll-up path) into buckets and groups.
+// Its memory is bounded by buckets × groups × metrics, not by the number of traces.
+type aggregator struct {
+	start    time.Time
+	end      time.Time
+	interval time.Duration
+	nBuckets int
+	metrics  []metricSpec
+	index    map[string]int // metric name → index in metrics
+	groups   map[string]*group
+	errors   map[int64]store.ScorerError
+}
+
+func newAggregator(start, end time.Time, interval time.Duration, metrics []metricSpec) *aggregator {
+	a := &aggregator{start: start, end: end, interval: interval, metrics: metrics,
+		nBuckets: bucketCount(start, end, interval), index: map[string]int{},
+		groups: map[string]*group{}, errors: map[int64]store.ScorerError{}}
+	for i, m := range metrics {
+		a.index[m.name] = i
+	}
+	return a
+}
+
+// bucketCount is the number of interval buckets [start, end) splits into; the last may be short.
+func bucketCount(start, end time.Time, interval time.Duration) int {
+	d := end.Sub(start)
+	return int((d + interval - 1) / interval)
+}
+
+// cells returns the bucket cell and the total cell of group value g for time ts.
+func (a *aggregator) cells(g string, ts time.Time) (*cell, *cell) {
+	gr := a.groups[g]
+	if gr == nil {
+		gr = &group{buckets: make([]*cell, a.nBuckets), total: cell{stats: make([]stat, len(a.metrics))}}
+		a.groups[g] = gr
+	}
+	i := int(ts.Sub(a.start) / a.interval)
+	c := gr.buckets[i]
+	if c == nil {
+		c = &cell{stats: make([]stat, len(a.metrics))}
+		gr.buckets[i] = c
+	}
+	return c, &gr.total
+}
+
+// addTrace folds one trace into group g.
+func (a *aggregator) addTrace(g string, tr *store.Trace) {
+	b, t := a.cells(g, tr.CreatedAt)
+	for _, c := range []*cell{b, t} {
+		c.count++
+		for i, m := range a.metrics {
+			switch m.name {
+			case metricLatency:
+				if tr.LatencyMs != nil {
+					c.stats[i].observe(*tr.LatencyMs)
+				}
+			case metricTotalTokens:
+				if tr.TotalTokens != nil {
+					c.stats[i].observe(float64(*tr.TotalTokens))
+				}
+			case metricTotalCost:
+				if tr.TotalCost != nil {
+					c.stats[i].observe(*tr.TotalCost)
+				}
+			default:
+				v, ok := tr.Metrics[m.name]
+				switch {
+				case !ok:
+				case v.Number != nil:
+					c.stats[i].observe(*v.Number)
+				case v.Category != nil:
+					c.stats[i].category(*v.Category, 1)
+				case v.Bool != nil:
+					c.stats[i].category(strconv.FormatBool(*v.Bool), 1)
+				}
+			}
+		}
+	}
+}
+
+// addErrors records the scorer errors of a trace that passed the filters.
+func (a *aggregator) addErrors(tr *store.Trace) {
+	for _, v := range tr.Metrics {
+		if v.Error != nil {
+			a.errors[v.Error.Code] = *v.Error
+		}
+	}
+}
+
+// addRollup folds one roll-up row into group g.
+func (a *aggregator) addRollup(g string, r store.Rollup) {
+	b, t := a.cells(g, r.Minute)
+	for _, c := range []*cell{b, t} {
+		c.count += r.Count
+		for name, m := range r.Metrics {
+			if i, ok := a.index[name]; ok {
+				c.stats[i].mergeRollup(m)
+			}
+		}
+	}
+	for code, e := range r.Errors {
+		a.errors[code] = e.Last
+	}
+}
+
+// round keeps sums of fixed-point roll-ups and float scans comparable in answers.
+func round(v any) any {
+	if f, ok := v.(float64); ok && !math.IsInf(f, 0) && !math.IsNaN(f) {
+		return math.Round(f*1e9) / 1e9
+	}
+	return v
+}

@@ -1,0 +1,88 @@
+// Package traces serves trace ingestion (POST /v2/projects/{project_id}/traces) and the
+// metrics search over a run's traces (operation 10, POST /v2/projects/{project_id}/metrics/search).
+//
+// Ingestion writes each trace into its run's partition in time order, and in the same
+// request folds it into the run summary, the column summary and per-minute roll-ups. The
+// search answers from the roll-ups when they can answer the query exactly, and otherwise
+// scans the traces of the time range in one streaming pass.
+package traces
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/evalobs/evalapi/shared/auth"
+	"github.com/evalobs/evalapi/shared/httpapi"
+	"github.com/evalobs/evalapi/shared/store"
+)
+
+// DefaultScanBound is the most traces one metrics search may scan.
+const DefaultScanBound = 2_000_000
+
+// Deps is what the group needs.
+type Deps struct {
+	Table        store.Table
+	Authenticate httpapi.Middleware
+	Now          func() time.Time
+	// ScanBound is the most traces a search may scan; zero is DefaultScanBound.
+	ScanBound int64
+}
+
+// Register mounts the group's operations on rt, each behind authentication.
+func Register(rt *httpapi.Router, d Deps) {
+	if d.Table == nil || d.Authenticate == nil {
+		panic("traces: Deps.Table and Deps.Authenticate are required")
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.ScanBound == 0 {
+		d.ScanBound = DefaultScanBound
+	}
+	h := &handlers{Deps: d}
+	rt.Handle("POST /v2/projects/{project_id}/traces", h.ingest, d.Authenticate)
+	rt.Handle("POST /v2/projects/{project_id}/metrics/search", h.search, d.Authenticate)
+}
+
+type handlers struct{ Deps }
+
+func callerOf(r *http.Request) (auth.Caller, error) {
+	c, ok := auth.CallerFrom(r.Context())
+	if !ok {
+		return auth.Caller{}, httpapi.Unauthorized("Not authenticated", "Bearer")
+	}
+	return c, nil
+}
+
+// runRef is the run a request names, and which field named it.
+type runRef struct {
+	field, id string
+}
+
+var runFieldResource = map[string]string{
+	"log_stream_id":      "Log stream",
+	"experiment_id":      "Experiment",
+	"metrics_testing_id": "Metrics testing run",
+}
+
+var runFieldKind = map[string]string{
+	"log_stream_id": store.RunLogStream,
+	"experiment_id": store.RunExperiment,
+}
+
+// findRun reads the project, then the run the request names, answering 404 for whichever is
+// missing or of another organization.
+func (h *handlers) findRun(ctx context.Context, c auth.Caller, projectID string, ref runRef) (store.Run, error) {
+	if _, err := store.GetProject(ctx, h.Table, c.OrgID, projectID); errors.Is(err, store.ErrNotFound) {
+		return store.Run{}, httpapi.NotFound("Project")
+	} else if err != nil {
+		return store.Run{}, err
+	}
+	run, err := store.GetRun(ctx, h.Table, c.OrgID, projectID, ref.id)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && run.Kind != runFieldKind[ref.field]) {
+		return store.Run{}, httpapi.NotFound(runFieldResource[ref.field])
+	}
+	return run, err
+}

@@ -1,0 +1,114 @@
+package traces
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/evalobs/evalapi/shared/columns"
+	"github.com/evalobs/evalapi/shared/store"
+)
+
+// rollupDeltas folds traces into one delta per roll-up item they touch: the totals of their
+// minute, and one row per group column and value. Folding first keeps a request to one
+// update per item however many of its traces share it.
+func rollupDeltas(traces []store.Trace) []store.Rollup {
+	type key struct {
+		group, value string
+		minute       time.Time
+	}
+	byKey := map[key]*store.Rollup{}
+	var order []key
+	var buf []string
+	for i := range traces {
+		tr := &traces[i]
+		minute := tr.CreatedAt.UTC().Truncate(time.Minute)
+		fold := func(group, value string) {
+			k := key{group, value, minute}
+			r := byKey[k]
+			if r == nil {
+				r = &store.Rollup{Minute: minute, Group: group, Value: value}
+				byKey[k] = r
+				order = append(order, k)
+			}
+			foldTrace(r, tr)
+		}
+		fold(store.RollupAll, "")
+		for _, id := range rollupColumns {
+			col, _ := columns.Lookup(id)
+			buf = groupValues(tr, col, buf)
+			for _, v := range dedupe(buf) {
+				fold(id, v)
+			}
+		}
+	}
+	out := make([]store.Rollup, len(order))
+	for i, k := range order {
+		out[i] = *byKey[k]
+	}
+	return out
+}
+
+// dedupe drops repeated values (a trace tagged twice with one tag counts once in its group).
+func dedupe(vs []string) []string {
+	if len(vs) < 2 {
+		return vs
+	}
+	seen := make(map[string]bool, len(vs))
+	out := vs[:0]
+	for _, v := range vs {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func foldTrace(r *store.Rollup, tr *store.Trace) {
+	r.Count++
+	num := func(name string, v float64) {
+		m := r.Metric(name)
+		m.N++
+		m.SumScaled += store.Scale(v)
+		if m.Min == nil || v < *m.Min {
+			m.Min = &v
+		}
+		if m.Max == nil || v > *m.Max {
+			m.Max = &v
+		}
+	}
+	cat := func(name, c string) {
+		m := r.Metric(name)
+		if m.Categories == nil {
+			m.Categories = map[string]int64{}
+		}
+		m.Categories[c]++
+	}
+	if tr.LatencyMs != nil {
+		num(metricLatency, *tr.LatencyMs)
+	}
+	if tr.TotalTokens != nil {
+		num(metricTotalTokens, float64(*tr.TotalTokens))
+	}
+	if tr.TotalCost != nil {
+		num(metricTotalCost, *tr.TotalCost)
+	}
+	for name, v := range tr.Metrics {
+		switch {
+		case v.Number != nil:
+			num(name, *v.Number)
+		case v.Category != nil:
+			cat(name, *v.Category)
+		case v.Bool != nil:
+			cat(name, strconv.FormatBool(*v.Bool))
+		case v.Error != nil:
+			if r.Errors == nil {
+				r.Errors = map[int64]store.RollupError{}
+			}
+			e := r.Errors[v.Error.Code]
+			e.Count++
+			e.Last = *v.Error
+			r.Errors[v.Error.Code] = e
+		}
+	}
+}

@@ -1,0 +1,212 @@
+package traces
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/evalobs/evalapi/shared/columns"
+	"github.com/evalobs/evalapi/shared/httpapi"
+	"github.com/evalobs/evalapi/shared/store"
+	"github.com/evalobs/evalapi/shared/validate"
+)
+
+// search is operation 10: POST /v2/projects/{project_id}/metrics/search.
+func (h *handlers) search(w http.ResponseWriter, r *http.Request) error {
+	raw, present, err := httpapi.DecodeBody(r, 0)
+	if err != nil {
+		return err
+	}
+	errs := validate.New()
+	projectID, _ := errs.Path("project_id", r.PathValue("project_id")).UUID(4)
+	q := readSearch(errs, raw, present)
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	c, err := callerOf(r)
+	if err != nil {
+		return err
+	}
+	run, err := h.findRun(r.Context(), c, projectID, q.run)
+	if err != nil {
+		return err
+	}
+	if err := checkColumns(run, q, raw); err != nil {
+		return err
+	}
+	res, err := runSearch(r.Context(), h.Table, run, q, h.ScanBound)
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, res)
+	return nil
+}
+
+// checkColumns applies the rules that need the run's catalog: each filter names a filterable
+// column of the filter's kind, and group_by names a column.
+func checkColumns(run store.Run, q searchRequest, raw any) error {
+	cat := columns.ForSettings(run.MetricSettings)
+	errs := validate.New()
+	body, _ := raw.(map[string]any)
+	list, _ := body["filters"].([]any)
+	for i, f := range q.filters {
+		if !columnAccepts(cat, f) {
+			var input any
+			if i < len(list) {
+				input = list[i]
+			}
+			errs.Add(validate.ValueError([]any{"body", "filters", i, f.kind, "name"}, input,
+				fmt.Sprintf("column %q is not a filterable column of filter_type %s", f.column, f.kind)))
+		}
+	}
+	if q.groupBy != "" {
+		if _, ok := cat.Lookup(q.groupBy); !ok {
+			errs.Add(validate.ValueError([]any{"body", "group_by"}, q.groupBy,
+				fmt.Sprintf("group_by %q is not a column of the run", q.groupBy)))
+		}
+	}
+	return errs.Err()
+}
+
+// errTooWide is the 422 of a query that would scan more traces than the bound.
+func errTooWide(estimate, bound int64) error {
+	return validate.Single(validate.ValueError([]any{"body"}, nil, fmt.Sprintf(
+		"the query would scan about %d traces, more than the limit of %d: narrow start_time and end_time, "+
+			"or drop the filters (or filter on a single one of model, provider, name, type, status_code) "+
+			"and use whole-minute start_time and end_time so that roll-ups answer it", estimate, bound)))
+}
+
+// runSearch plans and runs a validated search over run.
+func runSearch(ctx context.Context, t store.Table, run store.Run, q searchRequest, bound int64) (*searchResponse, error) {
+	cat := columns.ForSettings(run.MetricSettings)
+	a := newAggregator(q.start, q.end, q.interval, metricsFor(run))
+	if col, ok := rollupPlan(q); ok {
+		if err := fromRollups(ctx, t, run.ID, q, col, a); err != nil {
+			return nil, err
+		}
+		return a.response(q.groupBy != ""), nil
+	}
+	est, err := estimateScan(ctx, t, run.ID, q, bound)
+	if err != nil {
+		return nil, err
+	}
+	if est > bound {
+		return nil, errTooWide(est, bound)
+	}
+	var gcol columns.Column
+	if q.groupBy != "" {
+		gcol, _ = cat.Lookup(q.groupBy)
+	}
+	if err := fromScan(ctx, t, run.ID, q, gcol, a, bound); err != nil {
+		return nil, err
+	}
+	return a.response(q.groupBy != ""), nil
+}
+
+// rollupPlan reports whether roll-ups answer q exactly, and from which group column: the
+// range must be whole minutes, group_by absent or a roll-up column, and every filter on one
+// single-valued roll-up column that group_by (if any) is too. Such a filter is a test of the
+// group value, which each roll-up row knows.
+func rollupPlan(q searchRequest) (string, bool) {
+	if q.start.Truncate(time.Minute) != q.start || q.end.Truncate(time.Minute) != q.end {
+		return "", false
+	}
+	col := q.groupBy
+	if col != "" && !isRollupColumn(col) {
+		return "", false
+	}
+	for _, f := range q.filters {
+		if f.column == "tags" || !isRollupColumn(f.column) || (col != "" && f.column != col) {
+			return "", false
+		}
+		col = f.column
+	}
+	if col == "" {
+		col = store.RollupAll
+	}
+	return col, true
+}
+
+// fromRollups folds the roll-ups of col over the range, keeping the rows the filters pass.
+func fromRollups(ctx context.Context, t store.Table, runID string, q searchRequest, col string, a *aggregator) error {
+	return store.ScanRollups(ctx, t, runID, col, q.start, q.end, func(r store.Rollup) error {
+		if len(q.filters) > 0 {
+			tr := withField(col, r.Value)
+			for _, f := range q.filters {
+				if !f.match(tr) {
+					return nil
+				}
+			}
+		}
+		g := ""
+		if q.groupBy != "" {
+			g = r.Value
+		}
+		a.addRollup(g, r)
+		return nil
+	})
+}
+
+// estimateMinutes bounds the roll-up rows read to estimate a scan more closely than the run
+// summary does.
+const estimateMinutes = 20_000
+
+// estimateScan estimates how many traces a scan of q reads: the run's trace count, or when
+// that passes the bound and the range is short enough, the count of the range from the
+// roll-up totals.
+func estimateScan(ctx context.Context, t store.Table, runID string, q searchRequest, bound int64) (int64, error) {
+	sums, err := store.GetRunSummaries(ctx, t, []string{runID})
+	if err != nil {
+		return 0, err
+	}
+	est := sums[runID].NumTraces
+	if est <= bound || q.end.Sub(q.start) > estimateMinutes*time.Minute {
+		return est, nil
+	}
+	from, to := q.start.Truncate(time.Minute), q.end.Truncate(time.Minute).Add(time.Minute)
+	var n int64
+	err = store.ScanRollups(ctx, t, runID, store.RollupAll, from, to, func(r store.Rollup) error {
+		n += r.Count
+		return nil
+	})
+	return n, err
+}
+
+var errScanBound = errors.New("scan bound passed")
+
+// fromScan reads the traces of the range in one streaming pass, one page in memory at a time.
+func fromScan(ctx context.Context, t store.Table, runID string, q searchRequest, gcol columns.Column, a *aggregator, bound int64) error {
+	var seen int64
+	var buf []string
+	err := store.ScanTraces(ctx, t, runID, q.start, q.end, func(tr *store.Trace) error {
+		if seen++; seen > bound {
+			return errScanBound
+		}
+		for _, f := range q.filters {
+			if !f.match(tr) {
+				return nil
+			}
+		}
+		if q.groupBy == "" {
+			a.addErrors(tr)
+			a.addTrace("", tr)
+			return nil
+		}
+		// A trace in no group is left out of a grouped answer, errors included, as the
+		// roll-ups of a group column hold no row for it.
+		buf = groupValues(tr, gcol, buf)
+		if len(buf) > 0 {
+			a.addErrors(tr)
+		}
+		for _, g := range buf {
+			a.addTrace(g, tr)
+		}
+		return nil
+	})
+	if errors.Is(err, errScanBound) {
+		return errTooWide(seen, bound)
+	}
+	return err
+}
