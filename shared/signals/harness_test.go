@@ -1,0 +1,150 @@
+package signals
+
+import (
+	"encoding/json"
+	"log/slog"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/evalobs/evalapi/shared/apitest"
+	"github.com/evalobs/evalapi/shared/auth"
+	"github.com/evalobs/evalapi/shared/auth/authtest"
+	"github.com/evalobs/evalapi/shared/httpapi"
+	"github.com/evalobs/evalapi/shared/store"
+	"github.com/evalobs/evalapi/shared/store/embedded"
+	"github.com/evalobs/evalapi/shared/store/storecount"
+)
+
+var testNow = time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)
+
+// harness is the group mounted on a router over a table, with two organizations to act as
+// and a clock that tests move; every response is checked against docs/openapi.yaml.
+type harness struct {
+	t          *testing.T
+	tbl        store.Table
+	rt         *httpapi.Router
+	v          *apitest.V
+	org, other authtest.Org
+	env        *authtest.Env
+
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newHarness(t *testing.T, tbl store.Table) *harness {
+	t.Helper()
+	if tbl == nil {
+		tbl = embeddedTable(t)
+	}
+	h := &harness{t: t, tbl: tbl, v: apitest.Validator(t), now: testNow}
+	h.env = authtest.New(t, tbl, auth.Config{})
+	h.rt = httpapi.NewRouter(slog.New(slog.DiscardHandler))
+	Register(h.rt, Deps{Table: tbl, Authenticate: h.env.Service.Authenticate, Now: h.clock})
+	h.org, h.other = h.env.Org(t), h.env.Org(t)
+	return h
+}
+
+// counting mounts the group again with its table wrapped in a counter (authentication keeps
+// the plain table, so only the operation's own calls are counted) and returns the counter.
+func (h *harness) counting() *storecount.Table {
+	c := storecount.New(h.tbl)
+	h.rt = httpapi.NewRouter(slog.New(slog.DiscardHandler))
+	Register(h.rt, Deps{Table: c, Authenticate: h.env.Service.Authenticate, Now: h.clock})
+	return c
+}
+
+func (h *harness) clock() time.Time {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.now
+}
+
+// advance moves the clock by d.
+func (h *harness) advance(d time.Duration) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.now = h.now.Add(d)
+}
+
+// do sends a request as who (nil: without credentials) and returns the status and body.
+func (h *harness) do(who *authtest.User, method, path, body string) (int, string) {
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	if who != nil {
+		req.Header = who.Header()
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	rec := httptest.NewRecorder()
+	h.rt.ServeHTTP(rec, req)
+	h.v.CheckRecorder(h.t, req, rec)
+	return rec.Code, rec.Body.String()
+}
+
+// runs creates a project of org with one log stream and one experiment, directly in the store.
+func (h *harness) runs(org authtest.Org) (projectID, logStreamID, experimentID string) {
+	h.t.Helper()
+	ctx, now := h.t.Context(), h.clock()
+	p := store.Project{ID: uuid.NewString(), OrgID: org.ID, Name: "p-" + uuid.NewString()[:8], CreatedBy: org.Admin.UserID, CreatedAt: now, UpdatedAt: now}
+	ls := store.LogStream{ID: uuid.NewString(), ProjectID: p.ID, OrgID: org.ID, Name: "ls", CreatedAt: now, UpdatedAt: now}
+	e := store.Experiment{ID: uuid.NewString(), ProjectID: p.ID, OrgID: org.ID, Name: "exp", TaskType: 16, CreatedAt: now, UpdatedAt: now}
+	if err := store.CreateProject(ctx, h.tbl, p); err != nil {
+		h.t.Fatal(err)
+	}
+	if err := store.CreateLogStream(ctx, h.tbl, ls); err != nil {
+		h.t.Fatal(err)
+	}
+	if err := store.CreateExperiment(ctx, h.tbl, e); err != nil {
+		h.t.Fatal(err)
+	}
+	return p.ID, ls.ID, e.ID
+}
+
+func configPath(projectID, runID string) string {
+	return "/v2/projects/" + projectID + "/runs/" + runID + "/signals/configuration"
+}
+
+func embeddedTable(t *testing.T) store.Table {
+	db, err := embedded.OpenMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func sameJSON(t *testing.T, got, want string) {
+	t.Helper()
+	var g, w any
+	if err := json.Unmarshal([]byte(got), &g); err != nil {
+		t.Fatalf("got is not JSON: %v\n%s", err, got)
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatalf("want is not JSON: %v\n%s", err, want)
+	}
+	if !reflect.DeepEqual(g, w) {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// subset checks that each key of want has the same JSON value in got.
+func subset(t *testing.T, got map[string]any, want string) {
+	t.Helper()
+	var w map[string]any
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatalf("want is not JSON: %v\n%s", err, want)
+	}
+	for k, v := range w {
+		if !reflect.DeepEqual(got[k], v) {
+			g, _ := json.Marshal(got[k])
+			e, _ := json.Marshal(v)
+			t.Errorf("%s: got %s, want %s", k, g, e)
+		}
+	}
+}
