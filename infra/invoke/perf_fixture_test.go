@@ -1,0 +1,296 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambdacontext"
+
+	"github.com/evalobs/evalapi/shared/apitest"
+	"github.com/evalobs/evalapi/shared/app"
+	"github.com/evalobs/evalapi/shared/app/groups"
+	"github.com/evalobs/evalapi/shared/app/local"
+	"github.com/evalobs/evalapi/shared/store"
+	"github.com/evalobs/evalapi/shared/store/storecount"
+)
+
+// The performance tests (bench_test.go, budget_test.go) share what the event tests do: the
+// events under events/, their expectations, the fixture and the real Lambda adapter. They
+// add a store that counts round trips and the fixture admin's API key, since HTTP Basic
+// (what the events carry) costs one argon2id hash, ~35 ms, and hides the handler's cost.
+
+// perfEvent is one event file and a function that serves it.
+type perfEvent struct {
+	rel    string // events/<rel>, slash-separated
+	fn     string
+	name   string // rel, with "@fn" for a top-level event served by every function
+	raw    []byte
+	method string
+	want   Expected
+}
+
+// perfEvents lists every event under events/ with the function(s) it goes to, as TestEvents
+// does: the benchmark and the budgets follow new operations without a hand list.
+func perfEvents(tb testing.TB) []perfEvent {
+	tb.Helper()
+	root, err := apitest.ModuleRoot()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	dir := filepath.Join(root, "events")
+	files, problems, err := eventFiles(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(problems) > 0 {
+		tb.Fatalf("events/: %s", strings.Join(problems, "; "))
+	}
+	var out []perfEvent
+	for _, rel := range files {
+		path := filepath.Join(dir, rel)
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		e, err := DecodeEvent(raw)
+		if err != nil {
+			tb.Fatalf("events/%s: %v", rel, err)
+		}
+		var want Expected
+		if err := readJSON(strings.TrimSuffix(path, ".json")+ExpectedSuffix, &want); err != nil {
+			tb.Fatal(err)
+		}
+		rel = filepath.ToSlash(rel)
+		targets := groups.Names()
+		g, _, nested := strings.Cut(rel, "/")
+		if nested {
+			if _, ok := groups.Find(g); !ok {
+				tb.Fatalf("events/%s: %q is not an operation group", rel, g)
+			}
+			targets = []string{g}
+		}
+		for _, fn := range targets {
+			name := rel
+			if !nested {
+				name += "@" + fn
+			}
+			out = append(out, perfEvent{rel: rel, fn: fn, name: name, raw: raw,
+				method: e.RequestContext.HTTP.Method, want: want})
+		}
+	}
+	return out
+}
+
+// mutating reports whether the event may change the store (so that a repeat of it may answer
+// differently from its first run).
+func (e perfEvent) mutating() bool {
+	switch e.method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return false
+	}
+	return true
+}
+
+// perfFixture is the fixture of the event tests behind a counting store, plus an API key of
+// the fixture's admin.
+type perfFixture struct {
+	d       app.Deps
+	count   *storecount.Table
+	apiKey  string
+	closeFn func() error
+}
+
+// newPerfFixture seeds a fresh in-memory store. latency, when positive, delays every store
+// call by that much, so that calls a handler makes concurrently overlap in the count's
+// depth however fast the embedded store answers (DynamoDB takes milliseconds).
+func newPerfFixture(tb testing.TB, latency time.Duration) *perfFixture {
+	tb.Helper()
+	ctx := context.Background()
+	cfg, err := app.ReadConfig(app.Local, func(string) string { return "" })
+	if err != nil {
+		tb.Fatal(err)
+	}
+	log := app.JSONLogger(io.Discard, slog.LevelError)
+	base, closeFn, err := local.Open(ctx, cfg, log, local.Options{Memory: true})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var tbl store.Table = base.Table
+	if latency > 0 {
+		tbl = slowTable{Table: tbl, latency: latency}
+	}
+	count := storecount.New(tbl)
+	d, err := app.NewDeps(base.Config, log, count, base.Secrets) // auth counted too
+	if err != nil {
+		tb.Fatal(err)
+	}
+	f := &perfFixture{d: d, count: count, closeFn: closeFn}
+	if err := seed(ctx, d); err != nil {
+		f.close()
+		tb.Fatal(err)
+	}
+	if f.apiKey, err = createAPIKey(d); err != nil {
+		f.close()
+		tb.Fatal(err)
+	}
+	return f
+}
+
+func (f *perfFixture) close() error {
+	f.d.Auth.Wait() // its after-response writes need the store open
+	return f.closeFn()
+}
+
+// createAPIKey makes an API key for the fixture's admin through POST /v2/api_keys, as a
+// client would.
+func createAPIKey(d app.Deps) (string, error) {
+	h := app.NewRouter(d, groups.Auth)
+	req := httptest.NewRequest(http.MethodPost, "/v2/api_keys", strings.NewReader(`{"description":"perf"}`))
+	req.Header.Set("Authorization", FixtureAuthorization)
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	var out struct {
+		APIKey string `json:"api_key"`
+	}
+	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &out) != nil || out.APIKey == "" {
+		return "", fmt.Errorf("create API key: %d %s", rec.Code, rec.Body.String())
+	}
+	d.Auth.Wait()
+	return out.APIKey, nil
+}
+
+// withAPIKey is raw with the fixture's Basic credentials replaced by key (header
+// Service-API-Key); ok is false when the event does not act as the fixture's admin (an
+// unauthenticated request, a login).
+func withAPIKey(raw []byte, key string) ([]byte, bool, error) {
+	var ev map[string]any
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		return nil, false, err
+	}
+	headers, _ := ev["headers"].(map[string]any)
+	found := false
+	for k, v := range headers {
+		if strings.EqualFold(k, "authorization") && v == FixtureAuthorization {
+			delete(headers, k)
+			found = true
+		}
+	}
+	if !found {
+		return raw, false, nil
+	}
+	headers["service-api-key"] = key
+	out, err := json.Marshal(ev)
+	return out, true, err
+}
+
+// currentUserEvent is GET /v2/current_user with key: the warm-up of the key cache (it reads,
+// and changes nothing the measured event sees).
+func currentUserEvent(key string) []byte {
+	e := events.APIGatewayV2HTTPRequest{Version: "2.0", RouteKey: "GET /v2/current_user", RawPath: "/v2/current_user",
+		Headers: map[string]string{"service-api-key": key, "accept": "application/json"}}
+	e.RequestContext.HTTP.Method = http.MethodGet
+	e.RequestContext.HTTP.Path = e.RawPath
+	e.RequestContext.DomainName = "abcdef1234.execute-api.us-east-1.amazonaws.com"
+	raw, _ := json.Marshal(e)
+	return raw
+}
+
+// warm authenticates one request with the API key, so that the key is in the cache.
+func (f *perfFixture) warm(ctx context.Context) error {
+	resp, err := newLambdaCall(f.d, "auth").invoke(ctx, currentUserEvent(f.apiKey))
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = fmt.Errorf("warm-up GET /v2/current_user: %d %s", resp.StatusCode, resp.Body)
+	}
+	f.d.Auth.Wait()
+	return err
+}
+
+// lambdaCall is one invocation as the Lambda runtime makes it: the event's JSON decoded, the
+// handler (built once, at cold start) called, the response encoded.
+type lambdaCall struct {
+	fn      string
+	handler app.ProxyFunc
+}
+
+func newLambdaCall(d app.Deps, fn string) lambdaCall {
+	g, _ := groups.Find(fn)
+	return lambdaCall{fn: fn, handler: app.Proxy(app.NewRouter(d, g.Register))}
+}
+
+func (c lambdaCall) invoke(ctx context.Context, raw []byte) (events.APIGatewayV2HTTPResponse, error) {
+	var e events.APIGatewayV2HTTPRequest
+	if err := json.NewDecoder(bytes.NewReader(raw)).Decode(&e); err != nil {
+		return events.APIGatewayV2HTTPResponse{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, FunctionTimeout)
+	defer cancel()
+	ctx = lambdacontext.NewContext(ctx, &lambdacontext.LambdaContext{AwsRequestID: "perf",
+		InvokedFunctionArn: "arn:aws:lambda:us-east-1:000000000000:function:evalapi-" + c.fn})
+	resp, err := c.handler(ctx, e)
+	if err != nil {
+		return resp, err
+	}
+	_, err = json.Marshal(resp)
+	return resp, err
+}
+
+// slowTable delays every call, standing in for the network between Lambda and DynamoDB.
+type slowTable struct {
+	store.Table
+	latency time.Duration
+}
+
+func (s slowTable) wait() { time.Sleep(s.latency) }
+
+func (s slowTable) Get(ctx context.Context, key store.Key, consistent bool) (store.Item, error) {
+	s.wait()
+	return s.Table.Get(ctx, key, consistent)
+}
+
+func (s slowTable) Put(ctx context.Context, item store.Item, conds ...store.Cond) error {
+	s.wait()
+	return s.Table.Put(ctx, item, conds...)
+}
+
+func (s slowTable) Delete(ctx context.Context, key store.Key, conds ...store.Cond) error {
+	s.wait()
+	return s.Table.Delete(ctx, key, conds...)
+}
+
+func (s slowTable) Update(ctx context.Context, u store.Update) (store.Item, error) {
+	s.wait()
+	return s.Table.Update(ctx, u)
+}
+
+func (s slowTable) Query(ctx context.Context, q store.Query) (store.Page, error) {
+	s.wait()
+	return s.Table.Query(ctx, q)
+}
+
+func (s slowTable) BatchGet(ctx context.Context, keys []store.Key) ([]store.Item, error) {
+	s.wait()
+	return s.Table.BatchGet(ctx, keys)
+}
+
+func (s slowTable) BatchWrite(ctx context.Context, puts []store.Item, deletes []store.Key) error {
+	s.wait()
+	return s.Table.BatchWrite(ctx, puts, deletes)
+}
+
+func (s slowTable) Transact(ctx context.Context, ops []store.Op) error {
+	s.wait()
+	return s.Table.Transact(ctx, ops)
+}
