@@ -71,8 +71,8 @@ func checkColumns(run store.Run, q searchRequest, raw any) error {
 }
 
 // errTooWide is the 422 of a query that would scan more traces than the bound.
-func errTooWide(estimate, bound int64) error {
-	return validate.Single(validate.ValueError([]any{"body"}, nil, fmt.Sprintf(
+func errTooWide(body any, estimate, bound int64) error {
+	return validate.Single(validate.ValueError([]any{"body"}, body, fmt.Sprintf(
 		"the query would scan about %d traces, more than the limit of %d: narrow start_time and end_time, "+
 			"or drop the filters (or filter on a single one of model, provider, name, type, status_code) "+
 			"and use whole-minute start_time and end_time so that roll-ups answer it", estimate, bound)))
@@ -93,7 +93,7 @@ func runSearch(ctx context.Context, t store.Table, run store.Run, q searchReques
 		return nil, err
 	}
 	if est > bound {
-		return nil, errTooWide(est, bound)
+		return nil, errTooWide(q.raw, est, bound)
 	}
 	var gcol columns.Column
 	if q.groupBy != "" {
@@ -206,7 +206,7 @@ func fromScan(ctx context.Context, t store.Table, runID string, q searchRequest,
 		return nil
 	})
 	if errors.Is(err, errScanBound) {
-		return errTooWide(seen, bound)
+		return errTooWide(q.raw, seen, bound)
 	}
 	return err
 }

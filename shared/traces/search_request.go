@@ -21,6 +21,7 @@ type searchRequest struct {
 	interval   time.Duration
 	filters    []*filter
 	groupBy    string
+	raw        any // the body, for errors about the whole query
 }
 
 // runFields are the body fields that name the run, of which exactly one is sent.
@@ -66,7 +67,7 @@ func joinOr(fields []string) string {
 
 // readSearch reads and checks the body of operation 10 (everything that does not need the run).
 func readSearch(errs *validate.Errors, raw any, present bool) searchRequest {
-	var q searchRequest
+	q := searchRequest{raw: raw}
 	o, ok := errs.Body(raw, present).Required().Object()
 	if !ok {
 		return q

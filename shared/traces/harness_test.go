@@ -1,0 +1,105 @@
+package traces
+
+import (
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evalobs/evalapi/shared/apitest"
+	"github.com/evalobs/evalapi/shared/auth"
+	"github.com/evalobs/evalapi/shared/auth/authtest"
+	"github.com/evalobs/evalapi/shared/httpapi"
+	"github.com/evalobs/evalapi/shared/store"
+	"github.com/evalobs/evalapi/shared/store/embedded"
+)
+
+var testNow = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// harness is the group mounted on a router over an embedded table, with the example project
+// seeded in one organization and a second organization to act as; every response is checked
+// against docs/openapi.yaml.
+type harness struct {
+	t          *testing.T
+	tbl        store.Table
+	rt         *httpapi.Router
+	v          *apitest.V
+	org, other authtest.Org
+}
+
+func newHarness(t *testing.T, bound int64) *harness {
+	t.Helper()
+	tbl := embeddedTable(t)
+	env := authtest.New(t, tbl, auth.Config{})
+	rt := httpapi.NewRouter(slog.New(slog.DiscardHandler))
+	Register(rt, Deps{Table: tbl, Authenticate: env.Service.Authenticate, Now: func() time.Time { return testNow }, ScanBound: bound})
+	h := &harness{t: t, tbl: tbl, rt: rt, v: apitest.Validator(t), org: env.Org(t), other: env.Org(t)}
+	if err := SeedExample(t.Context(), tbl, h.org.ID, h.org.Admin.UserID, testNow); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func embeddedTable(t testing.TB) store.Table {
+	db, err := embedded.OpenMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// do sends a request as who (nil: without credentials) and returns the status and body.
+func (h *harness) do(who *authtest.User, method, path, body string) (int, string) {
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	if who != nil {
+		req.Header = who.Header()
+	}
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	h.rt.ServeHTTP(rec, req)
+	h.v.CheckRecorder(h.t, req, rec)
+	return rec.Code, rec.Body.String()
+}
+
+const (
+	searchPath = "/v2/projects/" + ExampleProjectID + "/metrics/search"
+	ingestPath = "/v2/projects/" + ExampleProjectID + "/traces"
+)
+
+// search runs a metrics search expected to succeed and decodes its answer.
+func (h *harness) search(body string) searchAnswer {
+	h.t.Helper()
+	code, resp := h.do(&h.org.Admin, "POST", searchPath, body)
+	if code != http.StatusOK {
+		h.t.Fatalf("search %s: %d %s", body, code, resp)
+	}
+	var a searchAnswer
+	if err := json.Unmarshal([]byte(resp), &a); err != nil {
+		h.t.Fatal(err)
+	}
+	return a
+}
+
+type searchAnswer struct {
+	GroupByColumns   []string                    `json:"group_by_columns"`
+	AggregateMetrics map[string]any              `json:"aggregate_metrics"`
+	BucketedMetrics  map[string][]map[string]any `json:"bucketed_metrics"`
+	EMSCapturedError bool                        `json:"ems_captured_error"`
+	StandardErrors   map[string]map[string]any   `json:"standard_errors"`
+}
+
+// detail decodes a 422 body.
+func detail(t *testing.T, body string) []map[string]any {
+	t.Helper()
+	var d struct {
+		Detail []map[string]any `json:"detail"`
+	}
+	if err := json.Unmarshal([]byte(body), &d); err != nil {
+		t.Fatalf("%v: %s", err, body)
+	}
+	return d.Detail
+}
