@@ -167,9 +167,6 @@ func TestRankRule(t *testing.T) {
 // adapter splits at 100 keys (1 + 10 BatchGetItem requests). The handler makes them in two
 // waves; the embedded store may finish one call before the other starts (three waves).
 func TestListCost(t *testing.T) {
-	if testing.Short() {
-		t.Skip("creates 1,000 experiments")
-	}
 	h := newHarness(t, nil)
 	base := h.tbl
 	pid := h.project(h.org)

@@ -1,6 +1,10 @@
 package experiments
 
-import "github.com/evalobs/evalapi/shared/validate"
+import (
+	"encoding/json"
+
+	"github.com/evalobs/evalapi/shared/validate"
+)
 
 // runSettingKinds are the fields of prompt_run_settings (§2.12) with their JSON kinds, in the
 // specification's order.
@@ -63,4 +67,21 @@ func readStrings(v validate.Value) ([]string, bool) {
 		out = append(out, s)
 	}
 	return out, good
+}
+
+// runSettingsOut turns the stored settings (the fields sent) into PromptRunSettings with
+// every field; nil when the experiment has none.
+func runSettingsOut(stored map[string]any) *runSettings {
+	if stored == nil {
+		return nil
+	}
+	var out runSettings
+	b, err := json.Marshal(stored)
+	if err == nil {
+		err = json.Unmarshal(b, &out)
+	}
+	if err != nil { // stored from a validated body: cannot happen
+		return &runSettings{}
+	}
+	return &out
 }
