@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evalobs/evalapi/shared/store/storecount"
+)
+
+// budgetsFile holds the round-trip budget of every event: the most store calls, and the most
+// sequential waves of them (depth), one request may make, authentication included.
+const budgetsFile = "testdata/budgets.json"
+
+// readDepthTarget is the design target for a read: at most two sequential round trips to
+// DynamoDB, authentication with a cached API key included. A read's budget may exceed it
+// only with a "why".
+const readDepthTarget = 2
+
+// storeLatency stands in for DynamoDB's few milliseconds, so that calls a handler issues
+// concurrently overlap and count as one wave.
+const storeLatency = 5 * time.Millisecond
+
+type budget struct {
+	Calls int    `json:"calls"`
+	Depth int    `json:"depth"`
+	Why   string `json:"why,omitempty"` // required when a read's depth exceeds readDepthTarget
+}
+
+// roundTrips is what one event measured.
+type roundTrips struct {
+	ev     perfEvent
+	apiKey bool
+	counts storecount.Counts
+}
+
+// TestRoundTripBudgets runs every event under events/ once, with the fixture admin's API key
+// already in the key cache (events that do not act as the admin run as they are), counts
+// the store calls and their depth, and fails when an event exceeds its budget in
+// testdata/budgets.json or has none: a new operation must declare its round trips.
+// PERF_ROUNDTRIPS_OUT=<file> writes the measured table (Markdown) for docs/PERFORMANCE.md.
+func TestRoundTripBudgets(t *testing.T) {
+	budgets := map[string]budget{}
+	raw, err := os.ReadFile(budgetsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&budgets); err != nil {
+		t.Fatalf("%s: %v", budgetsFile, err)
+	}
+
+	var measured []roundTrips
+	seen := map[string]bool{}
+	for _, ev := range perfEvents(t) {
+		seen[ev.rel] = true
+		m, ok := measureRoundTrips(t, ev)
+		if !ok || seen[ev.rel+"@measured"] {
+			continue // a wrong answer measures the wrong path; a top-level event once is enough
+		}
+		seen[ev.rel+"@measured"] = true
+		measured = append(measured, m)
+		c := m.counts
+		b, ok := budgets[ev.rel]
+		switch {
+		case !ok:
+			t.Errorf("events/%s has no round-trip budget: add %q: {\"calls\": %d, \"depth\": %d} (what it measures now) to infra/invoke/%s",
+				ev.rel, ev.rel, c.Total, c.Depth, budgetsFile)
+			continue
+		case c.Total > b.Calls || c.Depth > b.Depth:
+			t.Errorf("events/%s (%s): %s; budget calls=%d depth=%d", ev.name, ev.method, c, b.Calls, b.Depth)
+		}
+		if !ev.mutating() && b.Depth > readDepthTarget && b.Why == "" {
+			t.Errorf("%s: events/%s is a read with a depth budget of %d, over the target of %d: say why in \"why\"",
+				budgetsFile, ev.rel, b.Depth, readDepthTarget)
+		}
+	}
+	for _, rel := range slices.Sorted(maps.Keys(budgets)) {
+		if !seen[rel] {
+			t.Errorf("%s: %q is not an event under events/ (renamed or removed? drop its budget)", budgetsFile, rel)
+		}
+	}
+	table := roundTripTable(measured, budgets)
+	t.Logf("round trips per event:\n%s", table)
+	if out := os.Getenv("PERF_ROUNDTRIPS_OUT"); out != "" {
+		if err := os.WriteFile(out, []byte(table), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// measureRoundTrips runs ev once on a fresh fixture behind a slow counting store; ok is false
+// (and the test fails) when it does not answer the expected status.
+func measureRoundTrips(t *testing.T, ev perfEvent) (m roundTrips, ok bool) {
+	t.Helper()
+	f := newPerfFixture(t, storeLatency)
+	defer func() {
+		if err := f.close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	ctx := context.Background()
+	raw, apiKey, err := withAPIKey(ev.raw, f.apiKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if apiKey {
+		if err := f.warm(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	call := newLambdaCall(f.d, ev.fn)
+	f.count.Reset()
+	resp, err := call.invoke(ctx, raw)
+	if err != nil {
+		t.Fatalf("events/%s: %v", ev.name, err)
+	}
+	f.d.Auth.Wait() // a write auth makes after answering belongs to this request
+	if resp.StatusCode != ev.want.StatusCode {
+		t.Errorf("events/%s: status %d, want %d (TestEvents says why); round trips not measured: %s",
+			ev.name, resp.StatusCode, ev.want.StatusCode, resp.Body)
+		return m, false
+	}
+	return roundTrips{ev: ev, apiKey: apiKey, counts: f.count.Snapshot()}, true
+}
+
+// roundTripTable is the measured table in Markdown, one row per event (a top-level event
+// served by every function once, since every function measures the same).
+func roundTripTable(ms []roundTrips, budgets map[string]budget) string {
+	var b strings.Builder
+	b.WriteString("| event | method | auth | status | calls | depth | budget (calls/depth) | store calls |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	for _, m := range ms {
+		auth := "API key (cached)"
+		if !m.apiKey {
+			auth = "as is"
+		}
+		bud := "none"
+		if x, ok := budgets[m.ev.rel]; ok {
+			bud = fmt.Sprintf("%d/%d", x.Calls, x.Depth)
+		}
+		var kinds []string
+		for _, k := range slices.Sorted(maps.Keys(m.counts.Calls)) {
+			kinds = append(kinds, fmt.Sprintf("%s %d", k, m.counts.Calls[k]))
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d | %s | %s |\n", filepath.ToSlash(m.ev.rel), m.ev.method, auth,
+			m.ev.want.StatusCode, m.counts.Total, m.counts.Depth, bud, strings.Join(kinds, ", "))
+	}
+	return b.String()
+}
