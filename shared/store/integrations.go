@@ -78,7 +78,7 @@ func integrationKey(owner, provider string) Key {
 	return Key{PK: userPartition(owner), SK: integrationPrefix + provider}
 }
 func integrationPartition(id string) string { return integrationPrefix + id }
-func integrationPointerKey(id string) Key  { return Key{PK: integrationPartition(id), SK: meta} }
+func integrationPointerKey(id string) Key   { return Key{PK: integrationPartition(id), SK: meta} }
 func integrationUserKey(id, user string) Key {
 	return Key{PK: integrationPartition(id), SK: userPartition(user)}
 }

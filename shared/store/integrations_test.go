@@ -16,7 +16,7 @@ func TestIntegrationRecords(t *testing.T) {
 		org, owner := uuid.NewString(), uuid.NewString()
 		now := time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)
 		in := store.Integration{ID: uuid.NewString(), OrgID: org, OwnerID: owner, Provider: "cloud-host", Name: "cloud-host",
-			Settings: map[string]any{"endpoint": "https://example.com", "proxy": true, "available_deployments": []any{map[string]any{"id": "a", "model": "m"}}},
+			Settings:  map[string]any{"endpoint": "https://example.com", "proxy": true, "available_deployments": []any{map[string]any{"id": "a", "model": "m"}}},
 			SecretRef: "integrations/x", Revision: "r1", CreatedAt: now, UpdatedAt: now}
 		if err := store.CreateIntegration(ctx, tbl, in); err != nil {
 			t.Fatal(err)
