@@ -100,3 +100,15 @@ type fakeT struct {
 func (f *fakeT) Errorf(string, ...any) { f.failed = true }
 func (f *fakeT) Fatalf(string, ...any) { f.failed = true }
 func (f *fakeT) Helper()               {}
+
+// A 422 may echo any JSON value as a problem's input, null included (a field sent as null
+// where nothing may be sent).
+func TestValidationErrorInputIsAnyValue(t *testing.T) {
+	v := Validator(t)
+	for _, input := range []string{`null`, `"x"`, `3`, `true`, `[1]`, `{"a":1}`} {
+		body := `{"detail":[{"type":"extra_forbidden","loc":["body","end_date"],"msg":"Extra inputs are not permitted","input":` + input + `}]}`
+		if err := v.CheckSchema("HTTPValidationError", jsonHeader(), []byte(body)); err != nil {
+			t.Errorf("input %s: %v", input, err)
+		}
+	}
+}

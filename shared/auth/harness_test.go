@@ -2,33 +2,23 @@ package auth_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
-	"github.com/evalobs/evalapi/infra/table"
 	"github.com/evalobs/evalapi/infra/testenv"
 	"github.com/evalobs/evalapi/shared/apitest"
 	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/auth/authtest"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
-	"github.com/evalobs/evalapi/shared/store/dynamo"
-	"github.com/evalobs/evalapi/shared/store/embedded"
 )
 
 // suite captures every log line and every response of the package's tests, so that
@@ -166,39 +156,6 @@ func backends() []backend {
 	}
 }
 
-func openEmbedded(t testing.TB) store.Table {
-	t.Helper()
-	db, err := embedded.OpenMemory()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
-var tableSeq atomic.Int64
-
-// openDynamo creates a table of the service's shape on the emulator and drops it after.
-func openDynamo(t testing.TB, endpoint string) store.Table {
-	t.Helper()
-	c := dynamodb.NewFromConfig(aws.Config{
-		Region:      "us-east-1",
-		Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""),
-	}, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(endpoint) })
-	name := fmt.Sprintf("auth-test-%d-%d-%d", os.Getpid(), time.Now().UnixNano(), tableSeq.Add(1))
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := dynamo.CreateTable(ctx, c, name, table.Table); err != nil {
-		t.Fatalf("create table on %s: %v", endpoint, err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_, _ = c.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
-	})
-	return dynamo.New(c, name)
-}
-
 // capture is the suite-wide record of logs and responses.
 type capture struct {
 	mu        sync.Mutex
@@ -233,3 +190,7 @@ func (c *capture) snapshot() (string, []captured) {
 }
 
 var _ io.Writer = (*capture)(nil)
+
+func openEmbedded(t testing.TB) store.Table { return testenv.Embedded(t) }
+
+func openDynamo(t testing.TB, endpoint string) store.Table { return testenv.OpenDynamo(t, endpoint) }

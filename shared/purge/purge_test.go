@@ -4,70 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/google/uuid"
 
-	"github.com/evalobs/evalapi/infra/table"
 	"github.com/evalobs/evalapi/infra/testenv"
 	"github.com/evalobs/evalapi/shared/purge"
 	"github.com/evalobs/evalapi/shared/store"
-	"github.com/evalobs/evalapi/shared/store/dynamo"
 	"github.com/evalobs/evalapi/shared/store/embedded"
 )
 
 var t0 = time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)
-
-// backends runs fn on a fresh table of every adapter: embedded always, DynamoDB Local and
-// moto when `make test` runs them.
-func backends(t *testing.T, fn func(t *testing.T, tbl store.Table)) {
-	for _, b := range []struct {
-		name string
-		open func(t *testing.T) store.Table
-	}{
-		{"embedded", func(t *testing.T) store.Table {
-			db, err := embedded.OpenMemory()
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { db.Close() })
-			return db
-		}},
-		{"DynamoDBLocal", func(t *testing.T) store.Table { return openDynamo(t, testenv.DynamoLocal(t)) }},
-		{"moto", func(t *testing.T) store.Table { return openDynamo(t, testenv.Moto(t)) }},
-	} {
-		t.Run(b.name, func(t *testing.T) { fn(t, b.open(t)) })
-	}
-}
-
-var tableSeq atomic.Int64
-
-func openDynamo(t *testing.T, endpoint string) store.Table {
-	t.Helper()
-	c := dynamodb.NewFromConfig(aws.Config{Region: "us-east-1",
-		Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")},
-		func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(endpoint) })
-	name := fmt.Sprintf("purge-test-%d-%d-%d", os.Getpid(), time.Now().UnixNano(), tableSeq.Add(1))
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := dynamo.CreateTable(ctx, c, name, table.Table); err != nil {
-		t.Fatalf("create table: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_, _ = c.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
-	})
-	return dynamo.New(c, name)
-}
 
 // newDataset creates a dataset of org with n rows, shared with a group and a user.
 func newDataset(t *testing.T, tbl store.Table, org string, n int) store.Dataset {
@@ -199,3 +149,5 @@ func TestHandleReportsFailures(t *testing.T) {
 		t.Fatal("the retry left items of the failed dataset")
 	}
 }
+
+func backends(t *testing.T, fn func(t *testing.T, tbl store.Table)) { testenv.EachTable(t, fn) }

@@ -1,31 +1,20 @@
 package scorers
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
-	"github.com/evalobs/evalapi/infra/table"
 	"github.com/evalobs/evalapi/infra/testenv"
 	"github.com/evalobs/evalapi/shared/apitest"
 	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/auth/authtest"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
-	"github.com/evalobs/evalapi/shared/store/dynamo"
-	"github.com/evalobs/evalapi/shared/store/embedded"
 )
 
 var testNow = time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)
@@ -78,39 +67,6 @@ func (h *harness) scorer(who *authtest.User, body string) string {
 	return s.ID
 }
 
-func embeddedTable(t *testing.T) store.Table {
-	db, err := embedded.OpenMemory()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
+func embeddedTable(t *testing.T) store.Table { return testenv.Embedded(t) }
 
-// eachTable runs fn on the embedded store, and on DynamoDB Local and moto when the test
-// environment has them (testenv skips them otherwise, and fails under CI).
-func eachTable(t *testing.T, fn func(t *testing.T, tbl store.Table)) {
-	t.Run("embedded", func(t *testing.T) { fn(t, embeddedTable(t)) })
-	t.Run("DynamoDBLocal", func(t *testing.T) { fn(t, dynamoTable(t, testenv.DynamoLocal(t))) })
-	t.Run("moto", func(t *testing.T) { fn(t, dynamoTable(t, testenv.Moto(t))) })
-}
-
-var tableSeq atomic.Int64
-
-func dynamoTable(t *testing.T, endpoint string) store.Table {
-	c := dynamodb.NewFromConfig(aws.Config{Region: "us-east-1",
-		Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")},
-		func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(endpoint) })
-	name := fmt.Sprintf("evalapi-scorers-test-%d-%d-%d", os.Getpid(), time.Now().UnixNano(), tableSeq.Add(1))
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := dynamo.CreateTable(ctx, c, name, table.Table); err != nil {
-		t.Fatalf("create table on %s: %v", endpoint, err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_, _ = c.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
-	})
-	return dynamo.New(c, name)
-}
+func eachTable(t *testing.T, fn func(t *testing.T, tbl store.Table)) { testenv.EachTable(t, fn) }

@@ -14,7 +14,7 @@ import (
 // TestDatasetRowsRanges reads ranges of a dataset larger than one transaction (written under
 // a lease): each yields exactly the committed rows of the range in index order.
 func TestDatasetRowsRanges(t *testing.T) {
-	forEachDatasetBackend(t, func(t *testing.T, tbl store.Table) {
+	eachTable(t, func(t *testing.T, tbl store.Table) {
 		d := newTestDataset(t, tbl, "org-r", "alice", 250)
 		if d.Version != 1 || d.RowCount != 250 {
 			t.Fatalf("created %+v", d)
@@ -62,7 +62,7 @@ func shareWith(d store.Dataset, at time.Time, role store.DatasetRole, user, grou
 
 // TestDatasetSharing shares a dataset with users and groups and reads the roles back.
 func TestDatasetSharing(t *testing.T) {
-	forEachDatasetBackend(t, func(t *testing.T, tbl store.Table) {
+	eachTable(t, func(t *testing.T, tbl store.Table) {
 		ctx := t.Context()
 		d := newTestDataset(t, tbl, "org-s", "alice", 1)
 		foreign := newTestDataset(t, tbl, "org-x", "xavier", 1)
@@ -187,7 +187,7 @@ func mapsEqual[K comparable, V comparable](a, b map[K]V) bool {
 
 // TestDeleteAndPurgeDatasets deletes a mix of datasets and purges what is left of them.
 func TestDeleteAndPurgeDatasets(t *testing.T) {
-	forEachDatasetBackend(t, func(t *testing.T, tbl store.Table) {
+	eachTable(t, func(t *testing.T, tbl store.Table) {
 		ctx := t.Context()
 		mine := newTestDataset(t, tbl, "org-d", "alice", 120)
 		small := newTestDataset(t, tbl, "org-d", "alice", 2)
@@ -272,7 +272,7 @@ func TestDeletedDatasetID(t *testing.T) {
 
 // TestDeleteHundredDatasets deletes the most datasets one call takes, in one transaction.
 func TestDeleteHundredDatasets(t *testing.T) {
-	forEachDatasetBackend(t, func(t *testing.T, tbl store.Table) {
+	eachTable(t, func(t *testing.T, tbl store.Table) {
 		var ids []string
 		for range store.MaxTransactItems {
 			ids = append(ids, newTestDataset(t, tbl, "org-h", "alice", 0).ID)

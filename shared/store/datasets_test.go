@@ -70,7 +70,7 @@ func readRows(t *testing.T, tbl store.Table, d store.Dataset, start, end int64) 
 // TestDatasetVersions follows one dataset through create (v1), append (v2) and a row update
 // (v3): every row keeps the version and user that created it and reports the last change.
 func TestDatasetVersions(t *testing.T) {
-	forEachDatasetBackend(t, func(t *testing.T, tbl store.Table) {
+	eachTable(t, func(t *testing.T, tbl store.Table) {
 		ctx := t.Context()
 		d := newTestDataset(t, tbl, "org-v", "alice", 2)
 		t1, t2 := datasetT0.Add(time.Minute), datasetT0.Add(2*time.Minute)
@@ -118,7 +118,7 @@ func TestDatasetVersions(t *testing.T) {
 
 // TestDatasetWriteErrors checks the refusals of the writers.
 func TestDatasetWriteErrors(t *testing.T) {
-	forEachDatasetBackend(t, func(t *testing.T, tbl store.Table) {
+	eachTable(t, func(t *testing.T, tbl store.Table) {
 		ctx := t.Context()
 		d := newTestDataset(t, tbl, "org-e", "alice", 3)
 		rows := readRows(t, tbl, d, 0, 3)
@@ -205,7 +205,7 @@ func (f *flakyTable) BatchWrite(ctx context.Context, puts []store.Item, deletes 
 // committed version and rows, the next writer is not blocked, and a failed creation leaves
 // no dataset.
 func TestDatasetFailedWritesStayInvisible(t *testing.T) {
-	forEachDatasetBackend(t, func(t *testing.T, tbl store.Table) {
+	eachTable(t, func(t *testing.T, tbl store.Table) {
 		ctx := t.Context()
 		d := newTestDataset(t, tbl, "org-f", "alice", 3)
 		flaky := &flakyTable{Table: tbl, ok: 1}
@@ -247,7 +247,7 @@ func TestDatasetFailedWritesStayInvisible(t *testing.T) {
 // TestDatasetLease checks that a live lease keeps other writers out and an expired one does
 // not.
 func TestDatasetLease(t *testing.T) {
-	forEachDatasetBackend(t, func(t *testing.T, tbl store.Table) {
+	eachTable(t, func(t *testing.T, tbl store.Table) {
 		ctx := t.Context()
 		d := newTestDataset(t, tbl, "org-l", "alice", 1)
 		rows := readRows(t, tbl, d, 0, 1)

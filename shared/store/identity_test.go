@@ -20,7 +20,7 @@ func newIdentityUser(orgID, email string) store.User {
 }
 
 func TestUsers(t *testing.T) {
-	forEachIdentityBackend(t, func(t *testing.T, tbl store.Table) {
+	eachTable(t, func(t *testing.T, tbl store.Table) {
 		ctx := t.Context()
 		orgA, orgB := uuid.NewString(), uuid.NewString()
 		email := "Ada-" + uuid.NewString()[:8] + "@Example.com"
@@ -72,7 +72,7 @@ func TestUsers(t *testing.T) {
 }
 
 func TestRefreshJTI(t *testing.T) {
-	forEachIdentityBackend(t, func(t *testing.T, tbl store.Table) {
+	eachTable(t, func(t *testing.T, tbl store.Table) {
 		ctx := t.Context()
 		u := newIdentityUser(uuid.NewString(), uuid.NewString()+"@example.com")
 		if err := store.SetRefreshJTI(ctx, tbl, u.ID, "j0", identityT0); !errors.Is(err, store.ErrConditionFailed) {
@@ -110,7 +110,7 @@ func TestRefreshJTI(t *testing.T) {
 }
 
 func TestAPIKeyRecords(t *testing.T) {
-	forEachIdentityBackend(t, func(t *testing.T, tbl store.Table) {
+	eachTable(t, func(t *testing.T, tbl store.Table) {
 		ctx := t.Context()
 		org, user := uuid.NewString(), uuid.NewString()
 		exp := identityT0.Add(time.Hour)
@@ -182,7 +182,7 @@ func TestAPIKeyRecords(t *testing.T) {
 }
 
 func TestGroupRecords(t *testing.T) {
-	forEachIdentityBackend(t, func(t *testing.T, tbl store.Table) {
+	eachTable(t, func(t *testing.T, tbl store.Table) {
 		ctx := t.Context()
 		orgA, orgB := uuid.NewString(), uuid.NewString()
 		g := store.Group{ID: uuid.NewString(), OrgID: orgA, Name: "Team", Visibility: "public", CreatedAt: identityT0}
@@ -237,7 +237,7 @@ func TestGroupRecords(t *testing.T) {
 }
 
 func TestBootstrapRecords(t *testing.T) {
-	forEachIdentityBackend(t, func(t *testing.T, tbl store.Table) {
+	eachTable(t, func(t *testing.T, tbl store.Table) {
 		ctx := t.Context()
 		if found, err := store.AnyOrg(ctx, tbl); err != nil || found {
 			t.Fatalf("empty table has an org: %v %v", found, err)

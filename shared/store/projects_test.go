@@ -1,72 +1,15 @@
 package store_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"os"
 	"reflect"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
-	"github.com/evalobs/evalapi/infra/table"
 	"github.com/evalobs/evalapi/infra/testenv"
 	"github.com/evalobs/evalapi/shared/store"
-	"github.com/evalobs/evalapi/shared/store/dynamo"
-	"github.com/evalobs/evalapi/shared/store/embedded"
 )
-
-// eachTable runs fn against the embedded store, and against DynamoDB Local and moto when the
-// test environment has them.
-func eachTable(t *testing.T, fn func(t *testing.T, tbl store.Table)) {
-	t.Run("embedded", func(t *testing.T) {
-		db, err := embedded.OpenMemory()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		fn(t, db)
-	})
-	for _, b := range []struct{ name, env string }{{"DynamoDBLocal", testenv.EnvDynamoLocal}, {"moto", testenv.EnvMoto}} {
-		t.Run(b.name, func(t *testing.T) {
-			endpoint := os.Getenv(b.env)
-			if endpoint == "" {
-				if b.name == "DynamoDBLocal" {
-					endpoint = testenv.DynamoLocal(t)
-				} else {
-					endpoint = testenv.Moto(t)
-				}
-			}
-			fn(t, dynamoTable(t, endpoint))
-		})
-	}
-}
-
-var tableSeq atomic.Int64
-
-func dynamoTable(t *testing.T, endpoint string) store.Table {
-	c := dynamodb.NewFromConfig(aws.Config{Region: "us-east-1",
-		Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")},
-		func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(endpoint) })
-	name := fmt.Sprintf("evalapi-projects-test-%d-%d-%d", os.Getpid(), time.Now().UnixNano(), tableSeq.Add(1))
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := dynamo.CreateTable(ctx, c, name, table.Table); err != nil {
-		t.Fatalf("create table on %s: %v", endpoint, err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_, _ = c.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
-	})
-	return dynamo.New(c, name)
-}
 
 func ptr[T any](v T) *T { return &v }
 
@@ -216,3 +159,6 @@ func TestColumnSummary(t *testing.T) {
 		}
 	})
 }
+
+// eachTable runs fn on a fresh table of every backend (testenv.EachTable).
+func eachTable(t *testing.T, fn func(t *testing.T, tbl store.Table)) { testenv.EachTable(t, fn) }

@@ -72,8 +72,8 @@ func Datasets(rt *httpapi.Router, d app.Deps) {
 // metrics search and the trace column catalog (one function, as in template.yaml).
 func Scorers(rt *httpapi.Router, d app.Deps) {
 	scorers.Register(rt, scorers.Deps{Table: d.Table, Authenticate: d.Auth.Authenticate, Now: d.Now})
-	// ExperimentSettings: shared/experiments' lookup, when it lands (available_columns for an experiment).
-	projects.Register(rt, projects.Deps{Table: d.Table, Authenticate: d.Auth.Authenticate, Now: d.Now})
+	projects.Register(rt, projects.Deps{Table: d.Table, Authenticate: d.Auth.Authenticate, Now: d.Now,
+		ExperimentSettings: experiments.Settings(d.Table)})
 	traces.Register(rt, traces.Deps{Table: d.Table, Authenticate: d.Auth.Authenticate, Now: d.Now})
 }
 
