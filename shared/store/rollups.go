@@ -140,60 +140,61 @@ func rollupAdds(r Rollup) map[string]int64 {
 }
 
 // AddToRollup folds delta into its roll-up item: one atomic update adds the counts and sums
-// (no read, so concurrent writers never conflict), then min and max are lowered or raised by
-// a compare-and-set on the value seen, retried only when another writer moved it first.
+// (no read, so concurrent writers never conflict), then, only when delta lowers a min or
+// raises a max, one more update sets them all, conditioned on the values the first update
+// returned (compare-and-set), and retried from a fresh read when another writer moved them.
 func AddToRollup(ctx context.Context, t Table, runID string, delta Rollup) error {
 	k := RollupKey(runID, delta.Group, delta.Minute, delta.Value)
 	it, err := t.Update(ctx, Update{Key: k, Set: rollupStatic(delta), Add: rollupAdds(delta)})
 	if err != nil {
 		return fmt.Errorf("add to roll-up %v: %w", k, err)
 	}
-	for name, m := range delta.Metrics {
-		if m.Min == nil {
-			continue
+	for range maxExtremeAttempts {
+		set, conds := extremes(it, delta)
+		if len(set) == 0 {
+			return nil
 		}
-		for _, b := range []struct {
-			attr  string
-			v     float64
-			wants func(cur, v float64) bool
-		}{
-			{"mn#" + esc(name), *m.Min, func(cur, v float64) bool { return v < cur }},
-			{"mx#" + esc(name), *m.Max, func(cur, v float64) bool { return v > cur }},
-		} {
-			if it, err = setExtreme(ctx, t, k, it, b.attr, b.v, b.wants); err != nil {
-				return fmt.Errorf("add to roll-up %v: %w", k, err)
-			}
+		_, err := t.Update(ctx, Update{Key: k, Set: set, Conds: conds})
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, ErrConditionFailed) {
+			return fmt.Errorf("add to roll-up %v: %w", k, err)
+		}
+		if it, err = t.Get(ctx, k, true); err != nil {
+			return fmt.Errorf("add to roll-up %v: %w", k, err)
 		}
 	}
-	return nil
+	return fmt.Errorf("add to roll-up %v: %w", k, ErrConflict)
 }
 
 const maxExtremeAttempts = 50
 
-// setExtreme sets attr to v when the item has none or when wants(current, v); it returns
-// the item as last seen.
-func setExtreme(ctx context.Context, t Table, k Key, it Item, attr string, v float64, wants func(cur, v float64) bool) (Item, error) {
-	for range maxExtremeAttempts {
+// extremes lists the min and max attributes of it that delta improves, with the conditions
+// that they still hold the values seen.
+func extremes(it Item, delta Rollup) (map[string]any, []Cond) {
+	set := map[string]any{}
+	var conds []Cond
+	check := func(attr string, v float64, better func(cur, v float64) bool) {
 		cur, has := number(it[attr])
-		if has && !wants(cur, v) {
-			return it, nil
+		if has && !better(cur, v) {
+			return
 		}
-		cond := AttrAbsent(attr)
+		set[attr] = v
 		if has {
-			cond = Equals(attr, it[attr])
-		}
-		next, err := t.Update(ctx, Update{Key: k, Set: map[string]any{attr: v}, Conds: []Cond{cond}})
-		if err == nil {
-			return next, nil
-		}
-		if !errors.Is(err, ErrConditionFailed) {
-			return nil, err
-		}
-		if it, err = t.Get(ctx, k, true); err != nil {
-			return nil, err
+			conds = append(conds, Equals(attr, it[attr]))
+		} else {
+			conds = append(conds, AttrAbsent(attr))
 		}
 	}
-	return nil, ErrConflict
+	for name, m := range delta.Metrics {
+		if m.Min == nil {
+			continue
+		}
+		check("mn#"+esc(name), *m.Min, func(cur, v float64) bool { return v < cur })
+		check("mx#"+esc(name), *m.Max, func(cur, v float64) bool { return v > cur })
+	}
+	return set, conds
 }
 
 func number(v any) (float64, bool) {

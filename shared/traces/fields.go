@@ -135,7 +135,7 @@ func groupValues(tr *store.Trace, col columns.Column, buf []string) []string {
 			buf = append(buf, v.UTC().Format(time.RFC3339Nano))
 		}
 	case columns.FilterCollection:
-		buf = append(buf, tr.Tags...)
+		buf = dedupe(append(buf, tr.Tags...))
 	}
 	return buf
 }

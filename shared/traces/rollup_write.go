@@ -36,7 +36,7 @@ func rollupDeltas(traces []store.Trace) []store.Rollup {
 		for _, id := range rollupColumns {
 			col, _ := columns.Lookup(id)
 			buf = groupValues(tr, col, buf)
-			for _, v := range dedupe(buf) {
+			for _, v := range buf {
 				fold(id, v)
 			}
 		}

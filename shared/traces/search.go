@@ -80,9 +80,14 @@ func errTooWide(body any, estimate, bound int64) error {
 
 // runSearch plans and runs a validated search over run.
 func runSearch(ctx context.Context, t store.Table, run store.Run, q searchRequest, bound int64) (*searchResponse, error) {
+	return searchWith(ctx, t, run, q, bound, true)
+}
+
+// searchWith runs q, from the roll-ups when allowed and they can answer it, else by a scan.
+func searchWith(ctx context.Context, t store.Table, run store.Run, q searchRequest, bound int64, rollups bool) (*searchResponse, error) {
 	cat := columns.ForSettings(run.MetricSettings)
 	a := newAggregator(q.start, q.end, q.interval, metricsFor(run))
-	if col, ok := rollupPlan(q); ok {
+	if col, ok := rollupPlan(q); ok && rollups {
 		if err := fromRollups(ctx, t, run.ID, q, col, a); err != nil {
 			return nil, err
 		}
