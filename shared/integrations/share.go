@@ -68,23 +68,24 @@ func (h *handlers) share(w http.ResponseWriter, r *http.Request) error {
 		cs[i] = store.IntegrationCollaborator{ID: uuid.NewString(), IntegrationID: in.ID, OrgID: c.OrgID,
 			UserID: u.ID, Role: "viewer", CreatedBy: c.UserID, CreatedAt: now}
 	}
-	ops, err := store.ShareIntegrationOps(c.OrgID, in.ID, cs)
-	if err != nil {
-		return err
-	}
+	var invited []store.Op
 	for _, u := range invites {
 		u.CreatedAt, u.UpdatedAt = now, now
 		more, err := store.CreateUserOps(u, "")
 		if err != nil {
 			return err
 		}
-		ops = append(ops, more...)
+		invited = append(invited, more...)
 	}
-	if len(ops) > store.MaxTransactItems {
+	if len(cs)+len(invited) > store.MaxTransactItems {
 		return validate.Single(validate.ValueError([]any{"body"}, body,
-			"too many changes for one request: each user counts 1 and each new e-mail address 3, at most 99 in all"))
+			"too many changes for one request: each user counts 1 and each new e-mail address 3, at most 100 in all"))
 	}
-	err = store.ShareIntegrationError(h.Table.Transact(ctx, ops), in.ID, len(cs))
+	ops, checked, err := store.ShareIntegrationOps(c.OrgID, in.ID, cs, len(invited))
+	if err != nil {
+		return err
+	}
+	err = store.ShareIntegrationError(h.Table.Transact(ctx, append(ops, invited...)), in.ID, len(cs), checked)
 	var exists *store.IntegrationShareError
 	switch {
 	case errors.As(err, &exists):

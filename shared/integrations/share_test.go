@@ -127,3 +127,37 @@ func TestShareRefusals(t *testing.T) {
 		t.Fatalf("101 items: %d %.200s", code, resp)
 	}
 }
+
+// A full request of 100 users is one transaction of 100 actions; invitations count three
+// actions each, and a request whose actions do not fit is a 422 that stores nothing.
+func TestShareLimits(t *testing.T) {
+	h := newHarness(t, options{})
+	in := h.put(&h.org.User, "model-vendor", `{"token":"tok"}`)
+	var items []string
+	for i := range 100 {
+		u := store.User{ID: uuid.NewString(), OrgID: h.org.ID, Email: fmt.Sprintf("bulk-%d@example.com", i),
+			Role: "user", State: store.UserActive, CreatedAt: testNow, UpdatedAt: testNow}
+		if err := store.CreateUser(t.Context(), h.tbl, u, ""); err != nil {
+			t.Fatal(err)
+		}
+		items = append(items, fmt.Sprintf(`{"user_id":%q}`, u.ID))
+	}
+	code, resp := h.do(&h.org.User, "POST", usersPath(in.ID), "["+strings.Join(items, ",")+"]")
+	var got []collaborator
+	if err := json.Unmarshal([]byte(resp), &got); code != 200 || err != nil || len(got) != 100 {
+		t.Fatalf("100 users: %d %.300s", code, resp)
+	}
+
+	other := h.put(&h.org.Admin, "model-vendor", `{"token":"tok"}`)
+	items = items[:40]
+	for i := range 30 {
+		items = append(items, fmt.Sprintf(`{"user_email":"invitee-%d@example.com"}`, i))
+	}
+	code, resp = h.do(&h.org.Admin, "POST", usersPath(other.ID), "["+strings.Join(items, ",")+"]")
+	if code != 422 || !strings.Contains(resp, "too many changes for one request") {
+		t.Fatalf("40 users and 30 invitations: %d %.300s", code, resp)
+	}
+	if _, err := store.OrgUserByEmail(t.Context(), h.tbl, h.org.ID, "invitee-0@example.com"); err == nil {
+		t.Fatal("a refused request invited a user")
+	}
+}

@@ -176,42 +176,51 @@ func IntegrationCollaboratorOf(ctx context.Context, t Table, orgID, id, user str
 }
 
 // ShareIntegrationOps returns the actions that share integration id of organization orgID
-// with cs: a check that the integration still exists, then one create per collaborator.
-// Callers add the creation of invited users and run them in one transaction, then read a
-// failure with ShareIntegrationError.
-func ShareIntegrationOps(orgID, id string, cs []IntegrationCollaborator) ([]Op, error) {
-	if len(cs) > MaxIntegrationShares {
-		return nil, fmt.Errorf("%w: %d collaborators, more than %d", ErrInvalid, len(cs), MaxIntegrationShares)
+// with cs, to run in one transaction with extra more actions of the caller's (the creation
+// of invited users), which come after them. When the transaction has room, the actions
+// start with a check that the integration still exists (checked); a full transaction of
+// MaxTransactItems relies on the caller's strongly consistent read of it just before.
+// Callers read a failure with ShareIntegrationError.
+func ShareIntegrationOps(orgID, id string, cs []IntegrationCollaborator, extra int) (ops []Op, checked bool, err error) {
+	if len(cs) > MaxIntegrationShares || len(cs)+extra > MaxTransactItems {
+		return nil, false, fmt.Errorf("%w: %d collaborators and %d more actions do not fit one transaction", ErrInvalid, len(cs), extra)
 	}
-	ops := []Op{CheckOp(integrationPointerKey(id), Equals("org_id", orgID))}
+	if checked = len(cs)+extra < MaxTransactItems; checked {
+		ops = append(ops, CheckOp(integrationPointerKey(id), Equals("org_id", orgID)))
+	}
 	for i, c := range cs {
 		if c.IntegrationID != id || c.OrgID != orgID || c.UserID == "" {
-			return nil, fmt.Errorf("%w: collaborator %d must name this integration, its organization and a user", ErrInvalid, i)
+			return nil, false, fmt.Errorf("%w: collaborator %d must name this integration, its organization and a user", ErrInvalid, i)
 		}
 		it, err := Marshal(c)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		ops = append(ops, PutOp(itemAt(integrationUserKey(id, c.UserID), it, AttrEntity, EntityIntegrationCollaborator), NotExists()))
 	}
-	return ops, nil
+	return ops, checked, nil
 }
 
 // ShareIntegrationError reads the failure of a transaction that starts with the actions of
 // ShareIntegrationOps: ErrNotFound when the integration is gone, *IntegrationShareError
 // when collaborator i has access already, ErrAlreadyExists for a later action (an invited
 // user's e-mail taken meanwhile), else err itself.
-func ShareIntegrationError(err error, id string, shares int) error {
+func ShareIntegrationError(err error, id string, shares int, checked bool) error {
 	var tx *TxCanceledError
 	if err == nil || !errors.As(err, &tx) {
 		return err
 	}
-	switch i := tx.Failed(); {
-	case i == 0:
-		return fmt.Errorf("share integration %s: %w", id, ErrNotFound)
-	case i > 0 && i <= shares:
-		return fmt.Errorf("share integration %s: %w", id, &IntegrationShareError{Index: i - 1})
-	case i > shares:
+	i := tx.Failed()
+	if checked {
+		if i == 0 {
+			return fmt.Errorf("share integration %s: %w", id, ErrNotFound)
+		}
+		i--
+	}
+	switch {
+	case i >= 0 && i < shares:
+		return fmt.Errorf("share integration %s: %w", id, &IntegrationShareError{Index: i})
+	case i >= shares:
 		return fmt.Errorf("share integration %s: %w", id, ErrAlreadyExists)
 	}
 	return fmt.Errorf("share integration %s: %w", id, err)

@@ -61,11 +61,11 @@ func TestIntegrationRecords(t *testing.T) {
 				cs[i] = store.IntegrationCollaborator{ID: uuid.NewString(), IntegrationID: in.ID, OrgID: org, UserID: u,
 					Role: "viewer", CreatedBy: owner, CreatedAt: now}
 			}
-			ops, err := store.ShareIntegrationOps(org, in.ID, cs)
+			ops, checked, err := store.ShareIntegrationOps(org, in.ID, cs, 0)
 			if err != nil {
 				return err
 			}
-			return store.ShareIntegrationError(tbl.Transact(ctx, ops), in.ID, len(cs))
+			return store.ShareIntegrationError(tbl.Transact(ctx, ops), in.ID, len(cs), checked)
 		}
 		if err := share(viewer); err != nil {
 			t.Fatal(err)
@@ -82,11 +82,11 @@ func TestIntegrationRecords(t *testing.T) {
 			t.Fatalf("collaborator %+v %v", c, err)
 		}
 		// The check on the integration: an id of another organization shares nothing.
-		ops, err := store.ShareIntegrationOps(uuid.NewString(), in.ID, nil)
-		if err != nil {
+		ops, checked, err := store.ShareIntegrationOps(uuid.NewString(), in.ID, nil, 0)
+		if err != nil || !checked {
 			t.Fatal(err)
 		}
-		if err := store.ShareIntegrationError(tbl.Transact(ctx, ops), in.ID, 0); !errors.Is(err, store.ErrNotFound) {
+		if err := store.ShareIntegrationError(tbl.Transact(ctx, ops), in.ID, 0, checked); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("share of another organization's integration: %v", err)
 		}
 	})
