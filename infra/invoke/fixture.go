@@ -3,14 +3,18 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/evalobs/evalapi/shared/app"
 	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/datasets"
+	"github.com/evalobs/evalapi/shared/experiments"
+	"github.com/evalobs/evalapi/shared/store"
 )
 
 // The fixture that the sample events under events/ are written against: an organization
-// with one admin and the example dataset of shared/datasets. Events authenticate as that admin with HTTP Basic (FixtureAuthorization),
+// with one admin and the examples of shared/datasets (a dataset shared with a group) and
+// shared/experiments (a project with a log stream and an experiment). Events authenticate as that admin with HTTP Basic (FixtureAuthorization),
 // one of the service's four schemes, because its credentials are fixed while Bootstrap's
 // API key is random.
 const (
@@ -37,8 +41,12 @@ func seed(ctx context.Context, d app.Deps) error {
 	if !res.Created {
 		return fmt.Errorf("seed: the table already has an organization")
 	}
-	if err := datasets.SeedExample(ctx, d.Table, res.OrgID, res.UserID, d.Now()); err != nil {
-		return fmt.Errorf("seed: %w", err)
+	for _, example := range []func(context.Context, store.Table, string, string, time.Time) error{
+		datasets.SeedExample, experiments.SeedExample,
+	} {
+		if err := example(ctx, d.Table, res.OrgID, res.UserID, d.Now()); err != nil {
+			return fmt.Errorf("seed: %w", err)
+		}
 	}
 	return nil
 }
