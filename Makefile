@@ -37,7 +37,7 @@ STATICCHECK := go run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 # Go files of the module, without the tool caches and build outputs (which may hold Go files).
 GO_FILES = $(shell find . \( -path ./.git -o -path ./.cache -o -path ./.aws-sam -o -path ./$(BUILD_DIR) -o -path ./.data -o -name node_modules \) -prune -o -name '*.go' -type f -print)
 
-.PHONY: help build run invoke bootstrap test lint bench clean distclean template-check \
+.PHONY: help build run invoke bootstrap test lint bench load clean distclean template-check \
 	$(foreach f,$(FUNCTIONS),build-$(call fn_id,$(f)))
 
 help: ## list the targets
@@ -91,9 +91,12 @@ lint: ## gofmt, go vet, staticcheck
 	go vet ./...
 	$(STATICCHECK) ./...
 
-bench: ## benchmarks into docs/bench/latest.txt
+bench: ## benchmarks into docs/bench/latest.txt (benchstat input; events, cold start, store, auth)
 	@mkdir -p docs/bench
-	go test -run '^$$' -bench . -benchmem ./... 2>&1 | grep -v '\[no test files\]$$' | tee docs/bench/latest.txt
+	go test -run '^$$' -bench . -benchmem -timeout 30m ./... 2>&1 | grep -v '\[no test files\]$$' | tee docs/bench/latest.txt
+
+load: ## mixed load on a local host it starts: make load [C=200 N=20000]
+	go run ./infra/load -c $(or $(C),200) -n $(or $(N),20000)
 
 clean: ## remove build outputs (keeps .cache: venv, emulators)
 	rm -rf $(BUILD_DIR) .aws-sam

@@ -72,6 +72,8 @@ export AWS_REGION=us-east-1 AWS_DEFAULT_REGION=us-east-1
 export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_EC2_METADATA_DISABLED=true
 
 step "go test" go test -count=1 "$@" ./... || finish
+# Every event once through BenchmarkEvents (first-run status checked), so `make bench` cannot rot.
+step bench go test -count=1 -run '^$' -bench BenchmarkEvents -benchtime 1x ./infra/invoke/ || finish
 if [[ -f "$scripts/template-check.sh" ]]; then
 	step template-check bash "$scripts/template-check.sh" || finish
 fi
