@@ -29,7 +29,9 @@ var ErrInjected = errors.New("secretsfault: injected failure")
 
 // Throttled is Secrets Manager's ThrottlingException as the service sees it: an error it
 // cannot tell from any other failure unless the adapter maps it.
-func Throttled() error { return fmt.Errorf("secretsfault: injected: ThrottlingException: %w", ErrInjected) }
+func Throttled() error {
+	return fmt.Errorf("secretsfault: injected: ThrottlingException: %w", ErrInjected)
+}
 
 // Timeout is a timeout of the dependency (wrapping context.DeadlineExceeded).
 func Timeout() error { return fmt.Errorf("secretsfault: injected: %w", context.DeadlineExceeded) }
