@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/google/uuid"
 
@@ -233,24 +232,8 @@ func (h *handlers) resolve(ctx context.Context, c auth.Caller, in store.Integrat
 	return users, invites, errs.Err()
 }
 
-// readEmail reads an e-mail address the way Pydantic's EmailStr words a bad one (as
-// shared/auth does for users; that reader is not exported).
+// readEmail reads an e-mail address (validate's EmailStr rules), normalised for storage.
 func readEmail(v validate.Value) (string, bool) {
-	s, ok := v.String(validate.MaxLen(320))
-	if !ok {
-		return "", false
-	}
-	local, domain, found := strings.Cut(s, "@")
-	switch {
-	case !found:
-		v.Fail("value is not a valid email address: An email address must have an @-sign.")
-	case local == "" || strings.Contains(domain, "@"):
-		v.Fail("value is not a valid email address: There must be exactly one @-sign and something before it.")
-	case !strings.Contains(domain, ".") || strings.HasPrefix(domain, ".") || strings.HasSuffix(domain, ".") ||
-		strings.ContainsAny(s, " \t\r\n"):
-		v.Fail("value is not a valid email address: The part after the @-sign is not valid.")
-	default:
-		return store.NormalizeEmail(s), true
-	}
-	return "", false
+	s, ok := v.Email()
+	return store.NormalizeEmail(s), ok
 }

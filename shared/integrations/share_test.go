@@ -106,7 +106,7 @@ func TestShareRefusals(t *testing.T) {
 			`{"detail":[{"type":"value_error","loc":["body",0],"msg":"Value error, either user_id or user_email is required","input":{"role":"viewer"},"ctx":{"error":{}}}]}`},
 		{"bad email and id", usersPath(in.ID), `[{"user_email":"nobody","user_id":"x"}]`,
 			`{"detail":[{"type":"uuid_parsing","loc":["body",0,"user_id"],"msg":"Input should be a valid UUID, invalid character: found ` + "`x`" + ` at 1","input":"x","ctx":{"error":"invalid character: found ` + "`x`" + ` at 1"}},
-			{"type":"value_error","loc":["body",0,"user_email"],"msg":"Value error, value is not a valid email address: An email address must have an @-sign.","input":"nobody","ctx":{"error":{}}}]}`},
+			{"type":"value_error","loc":["body",0,"user_email"],"msg":"value is not a valid email address: An email address must have an @-sign.","input":"nobody","ctx":{"reason":"An email address must have an @-sign."}}]}`},
 		{"path and body", usersPath("nope"), `{}`,
 			`{"detail":[{"type":"uuid_parsing","loc":["path","integration_id"],"msg":"Input should be a valid UUID, invalid character: found ` + "`n`" + ` at 1","input":"nope","ctx":{"error":"invalid character: found ` + "`n`" + ` at 1"}},
 			{"type":"list_type","loc":["body"],"msg":"Input should be a valid list","input":{}}]}`},
