@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
@@ -23,8 +24,9 @@ type Middleware func(HandlerFunc) HandlerFunc
 
 // Router is the ServeMux of one or more operation groups with the shared middleware.
 type Router struct {
-	mux *http.ServeMux
-	log *slog.Logger
+	mux      *http.ServeMux
+	log      *slog.Logger
+	patterns []string
 }
 
 // NewRouter returns an empty router that logs to log.
@@ -43,6 +45,15 @@ func (rt *Router) Handle(pattern string, h HandlerFunc, mw ...Middleware) {
 			WriteError(w, r, rt.log, err)
 		}
 	}))
+	rt.patterns = append(rt.patterns, pattern)
+}
+
+// Routes lists the registered patterns ("POST /v2/datasets"), sorted: the operations the
+// router serves, for tests that hold it to template.yaml and docs/openapi.yaml.
+func (rt *Router) Routes() []string {
+	out := slices.Clone(rt.patterns)
+	slices.Sort(out)
+	return out
 }
 
 // Logger is the router's logger, for handlers that log.

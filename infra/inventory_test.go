@@ -1,0 +1,208 @@
+// The route inventory: the operations the handlers serve (every group of shared/app/groups
+// mounted on a router), the HttpApi routes of template.yaml (TestTemplateRoutes) and the
+// operations of docs/openapi.yaml are one set, and every operation has a sample event under
+// events/ that expects a 2xx answer (run by infra/invoke's TestEvents). A route added in one
+// place only fails here.
+package infra_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/evalobs/evalapi/shared/app"
+	"github.com/evalobs/evalapi/shared/app/apptest"
+	"github.com/evalobs/evalapi/shared/app/groups"
+)
+
+const (
+	openapiPath = "../docs/openapi.yaml"
+	eventsDir   = "../events"
+)
+
+// handlerRoutes mounts each group of shared/app/groups on its own router and returns every
+// route ("METHOD /path") with the template function that serves it: the function whose
+// functions/<dir> (Makefile FUNCTIONS) runs the group. The healthcheck, which every group
+// answers, belongs to the first group's function (the one template.yaml routes it to).
+func handlerRoutes(t *testing.T) map[string]string {
+	t.Helper()
+	fnOf := map[string]string{}
+	for id, dir := range makefileFunctions(t) {
+		fnOf[dir] = id
+	}
+	d := apptest.Deps(t)
+	out := map[string]string{}
+	for i, g := range groups.All() {
+		fn, ok := fnOf[g.Name]
+		if !ok {
+			t.Fatalf("group %s has no function in the Makefile's FUNCTIONS (want <LogicalId>=%s)", g.Name, g.Name)
+		}
+		for _, route := range app.NewRouter(d, g.Register).Routes() {
+			if route == app.HealthcheckPattern && i > 0 {
+				continue
+			}
+			if other, dup := out[route]; dup {
+				t.Errorf("route %s is served by two groups (%s and %s)", route, other, fn)
+			}
+			out[route] = fn
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("the groups serve no route")
+	}
+	return out
+}
+
+// openapiRoutes lists the operations of docs/openapi.yaml as "METHOD /path".
+func openapiRoutes(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile(openapiPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Paths map[string]map[string]any `yaml:"paths"`
+	}
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("docs/openapi.yaml: %v", err)
+	}
+	var out []string
+	for path, item := range doc.Paths {
+		for method := range item {
+			switch method {
+			case "get", "put", "post", "delete", "options", "head", "patch", "trace":
+				out = append(out, strings.ToUpper(method)+" "+path)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestInventoryOpenAPIMatchesHandlers(t *testing.T) {
+	served := handlerRoutes(t)
+	documented := openapiRoutes(t)
+	for _, route := range documented {
+		if _, ok := served[route]; !ok {
+			t.Errorf("docs/openapi.yaml documents %s, which no handler serves", route)
+		}
+	}
+	for route := range served {
+		if !slices.Contains(documented, route) {
+			t.Errorf("the handlers serve %s, which docs/openapi.yaml does not document", route)
+		}
+	}
+}
+
+// awaitingSample lists the operations that have no 2xx sample under events/ yet (the
+// inventory found them; see docs/RELIABILITY.md). It may only shrink: an entry whose sample
+// has been written fails the test until it is removed, and no new operation can be added
+// without a sample.
+var awaitingSample = map[string]bool{
+	"POST /login/api_key":                                                         true,
+	"GET /v2/api_keys":                                                            true,
+	"POST /v2/api_keys":                                                           true,
+	"DELETE /v2/api_keys/{api_key_id}":                                            true,
+	"PATCH /v2/datasets/{dataset_id}/content":                                     true,
+	"POST /v2/datasets/{dataset_id}/content":                                      true,
+	"POST /v2/datasets/{dataset_id}/groups":                                       true,
+	"POST /v2/datasets/{dataset_id}/users":                                        true,
+	"POST /v2/groups":                                                             true,
+	"GET /v2/groups/{group_id}":                                                   true,
+	"POST /v2/groups/{group_id}/members":                                          true,
+	"POST /v2/integrations/{integration_id}/users":                                true,
+	"GET /v2/projects/{project_id}":                                               true,
+	"POST /v2/projects/{project_id}/log_streams":                                  true,
+	"GET /v2/projects/{project_id}/log_streams/{log_stream_id}/metric_settings":   true,
+	"PATCH /v2/projects/{project_id}/log_streams/{log_stream_id}/metric_settings": true,
+	"POST /v2/projects/{project_id}/metrics/search":                               true,
+	"GET /v2/projects/{project_id}/runs/{run_id}/signals/configuration":           true,
+	"POST /v2/projects/{project_id}/traces":                                       true,
+	"POST /v2/projects/{project_id}/traces/available_columns":                     true,
+	"POST /v2/refresh_token":                                                      true,
+	"POST /v2/scorers/{scorer_id}/version/decision":                               true,
+	"POST /v2/users":                                                              true,
+	"GET /v2/users/{user_id}":                                                     true,
+}
+
+// sampleEvent is what the inventory reads of an event under events/.
+type sampleEvent struct {
+	RawPath        string `json:"rawPath"`
+	RequestContext struct {
+		HTTP struct {
+			Method string `json:"method"`
+			Path   string `json:"path"`
+		} `json:"http"`
+	} `json:"requestContext"`
+}
+
+func TestInventoryEverySuccessHasASample(t *testing.T) {
+	served := handlerRoutes(t)
+	// A mux of the served patterns tells which operation an event's method and path reach,
+	// by the same matching rules the router uses.
+	mux := http.NewServeMux()
+	for route := range served {
+		mux.Handle(route, http.NotFoundHandler())
+	}
+	ok2xx := map[string][]string{}
+	err := filepath.WalkDir(eventsDir, func(path string, e os.DirEntry, err error) error {
+		if err != nil || e.IsDir() || !strings.HasSuffix(path, ".json") || strings.HasSuffix(path, ".expected.json") {
+			return err
+		}
+		var ev sampleEvent
+		var want struct {
+			StatusCode int `json:"statusCode"`
+		}
+		if err := readJSONFile(path, &ev); err != nil {
+			return err
+		}
+		if err := readJSONFile(strings.TrimSuffix(path, ".json")+".expected.json", &want); err != nil {
+			return err // TestEvents reports a missing expectation; here it is a failure too
+		}
+		p := ev.RawPath
+		if p == "" {
+			p = ev.RequestContext.HTTP.Path
+		}
+		req := httptest.NewRequest(ev.RequestContext.HTTP.Method, p, nil)
+		_, pattern := mux.Handler(req)
+		if pattern == "" {
+			t.Errorf("%s: %s %s reaches no operation", path, ev.RequestContext.HTTP.Method, p)
+			return nil
+		}
+		if want.StatusCode >= 200 && want.StatusCode < 300 {
+			ok2xx[pattern] = append(ok2xx[pattern], filepath.ToSlash(path))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for route := range served {
+		switch {
+		case len(ok2xx[route]) == 0 && !awaitingSample[route]:
+			t.Errorf("%s has no sample under events/ whose expected status is 2xx", route)
+		case len(ok2xx[route]) > 0 && awaitingSample[route]:
+			t.Errorf("%s has a 2xx sample now (%s): remove it from awaitingSample", route, ok2xx[route][0])
+		}
+	}
+	for route := range awaitingSample {
+		if _, ok := served[route]; !ok {
+			t.Errorf("awaitingSample lists %s, which no handler serves", route)
+		}
+	}
+}
+
+func readJSONFile(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}
