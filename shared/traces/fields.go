@@ -177,3 +177,6 @@ func withField(id, value string) *store.Trace {
 	}
 	return tr
 }
+
+// lookupStandard finds a standard column of the catalog.
+func lookupStandard(id string) (columns.Column, bool) { return columns.Lookup(id) }

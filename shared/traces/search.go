@@ -2,7 +2,6 @@ package traces
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -179,39 +178,3 @@ func estimateScan(ctx context.Context, t store.Table, runID string, q searchRequ
 	return n, err
 }
 
-var errScanBound = errors.New("scan bound passed")
-
-// fromScan reads the traces of the range in one streaming pass, one page in memory at a time.
-func fromScan(ctx context.Context, t store.Table, runID string, q searchRequest, gcol columns.Column, a *aggregator, bound int64) error {
-	var seen int64
-	var buf []string
-	err := store.ScanTraces(ctx, t, runID, q.start, q.end, func(tr *store.Trace) error {
-		if seen++; seen > bound {
-			return errScanBound
-		}
-		for _, f := range q.filters {
-			if !f.match(tr) {
-				return nil
-			}
-		}
-		if q.groupBy == "" {
-			a.addErrors(tr)
-			a.addTrace("", tr)
-			return nil
-		}
-		// A trace in no group is left out of a grouped answer, errors included, as the
-		// roll-ups of a group column hold no row for it.
-		buf = groupValues(tr, gcol, buf)
-		if len(buf) > 0 {
-			a.addErrors(tr)
-		}
-		for _, g := range buf {
-			a.addTrace(g, tr)
-		}
-		return nil
-	})
-	if errors.Is(err, errScanBound) {
-		return errTooWide(q.raw, seen, bound)
-	}
-	return err
-}

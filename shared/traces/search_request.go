@@ -12,6 +12,8 @@ import (
 const (
 	defaultInterval = 5
 	maxBuckets      = 10_000
+	// maxIntervalMinutes caps the bucket length used in time arithmetic.
+	maxIntervalMinutes = 10_000_000
 )
 
 // searchRequest is a validated body of operation 10.
@@ -81,7 +83,9 @@ func readSearch(errs *validate.Errors, raw any, present bool) searchRequest {
 	if v := o.Get("interval"); v.Present() {
 		minutes, _ = v.Int(validate.Ge(1))
 	}
-	q.interval = time.Duration(minutes) * time.Minute
+	// An interval past maxIntervalMinutes (19 years) buckets like one of that length and
+	// keeps durations from overflowing.
+	q.interval = time.Duration(min(minutes, maxIntervalMinutes)) * time.Minute
 	if g := o.Get("group_by").Nullable(); g.Present() && !g.IsNull() {
 		q.groupBy, _ = g.String(validate.MinLen(1))
 	}

@@ -1,0 +1,110 @@
+package traces
+
+import (
+	"context"
+	"math/rand"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evalobs/evalapi/shared/store"
+)
+
+// Benchmarks of the metrics search; docs/PERFORMANCE.md ("Metrics search") has the figures.
+//
+//	go test -run '^$' -bench . -benchtime 1x ./shared/traces/
+
+// benchTraces are n random traces of the property test's kind, spread over three hours.
+func benchTraces(run store.Run, n int) []store.Trace {
+	r := rand.New(rand.NewSource(7))
+	sessions := []string{"30000000-0000-4000-8000-000000000001", "30000000-0000-4000-8000-000000000002"}
+	out := make([]store.Trace, n)
+	for i := range out {
+		out[i] = randomTrace(r, i, sessions)
+		out[i].RunID, out[i].ProjectID, out[i].OrgID = run.ID, run.ProjectID, run.OrgID
+	}
+	return out
+}
+
+func benchRun() store.Run {
+	return store.Run{ID: "60000000-0000-4000-8000-000000000002", ProjectID: "60000000-0000-4000-8000-000000000001",
+		OrgID: "org-bench", Kind: store.RunLogStream, MetricSettings: store.MetricSettings{Scorers: propScorers}}
+}
+
+// BenchmarkScanAggregation is the throughput of the streaming pass over trace items already
+// read: decode, filter and fold, grouped by model, 5-minute buckets over three hours.
+func BenchmarkScanAggregation(b *testing.B) {
+	run := benchRun()
+	trs := benchTraces(run, 20_000)
+	items := make([]store.Item, len(trs))
+	for i, tr := range trs {
+		items[i], _ = store.TraceItem(tr)
+	}
+	f := &filter{kind: "number", column: "status_code", op: "gte", nums: []float64{0}}
+	col, _ := lookupStandard("model")
+	b.ResetTimer()
+	for range b.N {
+		a := newAggregator(propStart, propStart.Add(3*time.Hour), 5*time.Minute, metricsFor(run))
+		var tr store.Trace
+		var buf []string
+		for _, it := range items {
+			if err := store.DecodeTrace(it, &tr); err != nil {
+				b.Fatal(err)
+			}
+			if !f.match(&tr) {
+				continue
+			}
+			buf = groupValues(&tr, col, buf)
+			for _, g := range buf {
+				a.addTrace(g, &tr)
+			}
+		}
+		_ = a.response(true)
+	}
+	b.ReportMetric(float64(len(items)*b.N)/b.Elapsed().Seconds(), "traces/s")
+}
+
+// BenchmarkRollupDay is a 24-hour query in 5-minute buckets answered from the roll-ups of a
+// day holding about a million traces.
+func BenchmarkRollupDay(b *testing.B) {
+	base := embeddedTable(b)
+	run := scaleRun(b, base)
+	bulkRollups(b, base, run, 695)
+	ic := &itemCounter{Table: base}
+	q := dayQuery(b, run, "")
+	b.ResetTimer()
+	for range b.N {
+		if _, err := runSearch(context.Background(), ic, run, q, DefaultScanBound); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(ic.items.Load())/float64(b.N), "items/op")
+}
+
+// BenchmarkFilteredScan100k is a filtered query over 100,000 stored traces (the scan path).
+func BenchmarkFilteredScan100k(b *testing.B) {
+	base := embeddedTable(b)
+	run := scaleRun(b, base)
+	trs := benchTraces(run, 100_000)
+	items := make([]store.Item, len(trs))
+	for i, tr := range trs {
+		items[i], _ = store.TraceItem(tr)
+	}
+	// In key order, so that the embedded store appends instead of splitting pages.
+	slices.SortFunc(items, func(x, y store.Item) int { return strings.Compare(x.Key().SK, y.Key().SK) })
+	if err := base.BatchWrite(context.Background(), items, nil); err != nil {
+		b.Fatal(err)
+	}
+	ic := &itemCounter{Table: base}
+	q := searchRequest{start: propStart, end: propStart.Add(3 * time.Hour), interval: 5 * time.Minute,
+		filters: []*filter{{kind: "text", column: "input", op: "contains", strs: []string{"input 1"}, caseSensitive: true}}}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := runSearch(context.Background(), ic, run, q, DefaultScanBound); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(ic.items.Load())/float64(b.N), "items/op")
+	b.ReportMetric(float64(len(items)*b.N)/b.Elapsed().Seconds(), "traces/s")
+}

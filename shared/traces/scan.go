@@ -1,0 +1,148 @@
+package traces
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/evalobs/evalapi/shared/columns"
+	"github.com/evalobs/evalapi/shared/store"
+)
+
+var errScanBound = errors.New("scan bound passed")
+
+// scanSlices is how many time slices of the range are read at once: the reads wait on the
+// table far more than they compute, so more slices than cores pay off.
+func scanSlices() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
+
+// minSliceSpan keeps slices from being cut finer than a minute.
+const minSliceSpan = time.Minute
+
+// fromScan reads the traces of the range in one streaming pass, split into time slices read
+// in parallel, each folded into an aggregator of its own (one page in memory per slice) and
+// merged at the end. Passing bound traces stops every slice with the 422 of a too-wide query.
+func fromScan(ctx context.Context, t store.Table, runID string, q searchRequest, gcol columns.Column, a *aggregator, bound int64) error {
+	n := scanSlices()
+	span := q.end.Sub(q.start)
+	if span/time.Duration(n) < minSliceSpan {
+		n = max(1, int(span/minSliceSpan))
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var seen atomic.Int64
+	parts := make([]*aggregator, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		step := span / time.Duration(n)
+		from, to := q.start.Add(step*time.Duration(i)), q.start.Add(step*time.Duration(i+1))
+		if i == n-1 {
+			to = q.end
+		}
+		parts[i] = a.sibling()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = scanSlice(ctx, t, runID, q, gcol, parts[i], from, to, &seen, bound)
+			if errs[i] != nil {
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	if errors.Is(errors.Join(errs...), errScanBound) {
+		return errTooWide(q.raw, seen.Load(), bound)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	for _, p := range parts {
+		a.merge(p)
+	}
+	return nil
+}
+
+func scanSlice(ctx context.Context, t store.Table, runID string, q searchRequest, gcol columns.Column, a *aggregator,
+	from, to time.Time, seen *atomic.Int64, bound int64) error {
+	var buf []string
+	return store.ScanTraces(ctx, t, runID, from, to, func(tr *store.Trace) error {
+		if seen.Add(1) > bound {
+			return errScanBound
+		}
+		for _, f := range q.filters {
+			if !f.match(tr) {
+				return nil
+			}
+		}
+		if q.groupBy == "" {
+			a.addErrors(tr)
+			a.addTrace("", tr)
+			return nil
+		}
+		// A trace in no group is left out of a grouped answer, errors included, as the
+		// roll-ups of a group column hold no row for it.
+		buf = groupValues(tr, gcol, buf)
+		if len(buf) > 0 {
+			a.addErrors(tr)
+		}
+		for _, g := range buf {
+			a.addTrace(g, tr)
+		}
+		return nil
+	})
+}
+
+// sibling is an empty aggregator of the same range, buckets and metrics.
+func (a *aggregator) sibling() *aggregator {
+	return newAggregator(a.start, a.end, a.interval, a.metrics)
+}
+
+// merge folds o (a sibling) into a.
+func (a *aggregator) merge(o *aggregator) {
+	for g, og := range o.groups {
+		gr := a.groups[g]
+		if gr == nil {
+			a.groups[g] = og
+			continue
+		}
+		for i, c := range og.buckets {
+			switch {
+			case c == nil:
+			case gr.buckets[i] == nil:
+				gr.buckets[i] = c
+			default:
+				gr.buckets[i].merge(c)
+			}
+		}
+		gr.total.merge(&og.total)
+	}
+	for code, e := range o.errors {
+		a.errors[code] = e
+	}
+}
+
+func (c *cell) merge(o *cell) {
+	c.count += o.count
+	for i := range c.stats {
+		c.stats[i].merge(&o.stats[i])
+	}
+}
+
+func (s *stat) merge(o *stat) {
+	if o.n > 0 {
+		if s.n == 0 || o.min < s.min {
+			s.min = o.min
+		}
+		if s.n == 0 || o.max > s.max {
+			s.max = o.max
+		}
+		s.n += o.n
+		s.sum += o.sum
+	}
+	for c, n := range o.cats {
+		s.category(c, n)
+	}
+}
