@@ -177,4 +177,3 @@ func estimateScan(ctx context.Context, t store.Table, runID string, q searchRequ
 	})
 	return n, err
 }
-
