@@ -1,0 +1,61 @@
+package store_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/evalobs/evalapi/shared/store"
+)
+
+func TestTraceKeysSortByTime(t *testing.T) {
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	a := store.TraceKey("r", base.Add(999*time.Millisecond), "z")
+	b := store.TraceKey("r", base.Add(time.Second), "a")
+	c := store.TraceKey("r", base.Add(time.Second+time.Nanosecond), "a")
+	if !(a.SK < b.SK && b.SK < c.SK) || a.PK != "RUN#r" || b.SK != "TRACE#2026-01-01T00:00:01.000000000Z#a" {
+		t.Fatalf("keys %v %v %v", a, b, c)
+	}
+	q := store.TraceRange("r", base.Add(time.Second), base.Add(2*time.Second))
+	if !(q.From <= b.SK && b.SK <= q.To) || c.SK > q.To || a.SK >= q.From {
+		t.Fatalf("range %+v", q)
+	}
+}
+
+func TestPutTracesIsIdempotentAndScansInRange(t *testing.T) {
+	eachTable(t, func(t *testing.T, tbl store.Table) {
+		ctx := t.Context()
+		base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		f := 0.25
+		var trs []store.Trace
+		for i := range 5 {
+			trs = append(trs, store.Trace{ID: fmt.Sprintf("t%d", i), RunID: "run1", OrgID: "o1", CreatedAt: base.Add(time.Duration(i) * time.Minute),
+				Metrics: map[string]store.MetricValue{"m": {Number: &f}, "e": {Error: &store.ScorerError{Code: 7, Message: "x", Severity: "low"}}}})
+		}
+		written, err := store.PutTraces(ctx, tbl, trs[:3])
+		if err != nil || fmt.Sprint(written) != "[true true true]" {
+			t.Fatalf("first put %v %v", written, err)
+		}
+		written, err = store.PutTraces(ctx, tbl, trs)
+		if err != nil || fmt.Sprint(written) != "[false false false true true]" {
+			t.Fatalf("retry %v %v", written, err)
+		}
+		var got []string
+		err = store.ScanTraces(ctx, tbl, "run1", base.Add(time.Minute), base.Add(4*time.Minute), func(tr *store.Trace) error {
+			if *tr.Metrics["m"].Number != 0.25 || tr.Metrics["e"].Error.Code != 7 {
+				t.Errorf("trace %+v", tr)
+			}
+			got = append(got, tr.ID)
+			return nil
+		})
+		if err != nil || fmt.Sprint(got) != "[t1 t2 t3]" {
+			t.Fatalf("scan %v %v", got, err)
+		}
+		for i, want := range []bool{true, false} {
+			ok, err := store.ClaimSession(ctx, tbl, "run1", "s1")
+			if err != nil || ok != want {
+				t.Fatalf("claim %d: %v %v", i, ok, err)
+			}
+		}
+	})
+}
