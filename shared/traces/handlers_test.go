@@ -210,6 +210,7 @@ func TestSearchAndIngestRefusals(t *testing.T) {
 		{"no traces", ingestPath, `{` + ls + `,"traces":[]}`, "admin", 422, "too_short", "[body traces]"},
 		{"bad severity", ingestPath, `{` + ls + `,"traces":[{"metrics":{"x":{"code":1,"message":"m","severity":"bad"}}}]}`, "admin", 422, "enum", "[body traces 0 metrics x severity]"},
 		{"span without type", ingestPath, `{` + ls + `,"traces":[{"spans":[{}]}]}`, "admin", 422, "missing", "[body traces 0 spans 0 type]"},
+		{"trace too large", ingestPath, `{` + ls + `,"traces":[{"input":"` + strings.Repeat("x", 420_000) + `"}]}`, "admin", 422, "value_error", "[body traces 0]"},
 		{"read-only ingest", ingestPath, `{` + ls + `,"traces":[{}]}`, "readonly", 403, "", ""},
 		{"unauthenticated", searchPath, `{` + exampleRange + `}`, "", 401, "", ""},
 		{"other org", searchPath, `{` + exampleRange + `}`, "other", 404, "", ""},

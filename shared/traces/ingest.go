@@ -22,9 +22,13 @@ type ingestResponse struct {
 	NumTraces int      `json:"num_traces"`
 }
 
+// maxIngestBody caps an ingestion body at the payload of a synchronous Lambda invocation:
+// 1000 traces need more than the default cap.
+const maxIngestBody = 6 << 20
+
 // ingest is POST /v2/projects/{project_id}/traces.
 func (h *handlers) ingest(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
+	raw, present, err := httpapi.DecodeBody(r, maxIngestBody)
 	if err != nil {
 		return err
 	}

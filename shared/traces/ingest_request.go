@@ -2,6 +2,7 @@ package traces
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -42,7 +43,13 @@ func readIngest(errs *validate.Errors, raw any, present bool, now time.Time) ing
 	q.run = readRun(o, []string{"log_stream_id", "experiment_id"})
 	items, _ := o.Get("traces").Required().List(validate.MinLen(1), validate.MaxLen(maxTracesPerRequest))
 	for _, it := range items {
-		q.traces = append(q.traces, readTrace(it, now))
+		tr := readTrace(it, now)
+		// A trace is one item; one past DynamoDB's item limit could never be stored.
+		if item, err := store.TraceItem(tr); err == nil && store.ItemSize(item) > store.MaxItemBytes {
+			it.Fail(fmt.Sprintf("the trace with its spans is %d bytes once stored, more than the limit of %d",
+				store.ItemSize(item), store.MaxItemBytes))
+		}
+		q.traces = append(q.traces, tr)
 	}
 	return q
 }
