@@ -96,10 +96,10 @@ func (h *handlers) save(w http.ResponseWriter, r *http.Request, wr write) error 
 			httpapi.WriteJSON(w, http.StatusOK, integrationOut(in, accessOwner))
 			return nil
 		}
-		if !exists {
+		raced := errors.Is(err, store.ErrConditionFailed) || errors.Is(err, store.ErrAlreadyExists) || errors.Is(err, store.ErrConflict)
+		if !exists && (raced || !h.recordWritten(ctx, in)) {
 			h.dropSecret(ctx, in)
 		}
-		raced := errors.Is(err, store.ErrConditionFailed) || errors.Is(err, store.ErrAlreadyExists) || errors.Is(err, store.ErrConflict)
 		if !raced {
 			return err
 		}
@@ -145,6 +145,17 @@ func (h *handlers) putSecret(ctx context.Context, c auth.Caller, in store.Integr
 		return "", errSecretStore
 	}
 	return ref, nil
+}
+
+// recordWritten tells, after a failed create whose outcome is unknown (a timeout may come
+// after the table applied the write), whether in's record exists: its secret must then be
+// kept, or the record would point at nothing. When the read fails too, the secret is kept:
+// an orphan secret costs little, a record without its secret is a broken integration.
+func (h *handlers) recordWritten(ctx context.Context, in store.Integration) bool {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	got, err := store.GetIntegration(ctx, h.Table, in.OrgID, in.ID)
+	return err == nil && got.Revision == in.Revision || err != nil && !errors.Is(err, store.ErrNotFound)
 }
 
 // dropSecret deletes the secret of an integration whose record was not written. It runs
