@@ -1,0 +1,254 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/evalobs/evalapi/shared/apitest"
+	"github.com/evalobs/evalapi/shared/app/groups"
+	"github.com/evalobs/evalapi/shared/secrets/secretsfault"
+	"github.com/evalobs/evalapi/shared/store/storefault"
+)
+
+// injection is one kind of fault the matrix puts at each call position.
+type injection struct {
+	name    string
+	table   bool // a store call; otherwise a secrets call
+	err     func() error
+	applied bool  // the call applies, then its answer is lost (write calls only)
+	status  []int // the clean error answers it may produce when it is not retried away
+}
+
+// A throttled or timed-out dependency is a 503 with Retry-After; an unknown failure is a
+// 500, or a 503 when the handler knows the dependency is down (the secret store).
+var (
+	unavailable = []int{503}
+	failed      = []int{500, 503}
+)
+
+var injections = []injection{
+	{"throttled", true, storefault.Throttled, false, unavailable},
+	{"timeout", true, storefault.Timeout, false, unavailable},
+	{"failure", true, func() error { return storefault.ErrInjected }, false, failed},
+	{"timeout after write", true, storefault.Timeout, true, unavailable},
+	{"secret timeout", false, secretsfault.Timeout, false, unavailable},
+	{"secret failure", false, func() error { return secretsfault.ErrInjected }, false, failed},
+}
+
+// knownPartial lists the operations whose half-writes the matrix found and that are not
+// fixed yet, with why; their half-writes are logged, not failed, and the test fails when
+// one no longer half-writes so that the entry goes. See docs/RELIABILITY.md.
+var knownPartial = map[string]string{
+	"ingest traces": "traces are stored before the roll-ups, column and run summaries are folded in, " +
+		"one write each; a failure in between leaves the traces stored, and the retry skips " +
+		"stored traces, so the summaries never count them",
+}
+
+// TestFaultMatrix drives every writing operation through its real handler and fails each
+// store and secrets call it makes in turn (counted first on a healthy twin): the answer
+// must be the healthy one (retried) or a clean 503 with Retry-After / 500 without
+// internals, and the data must be written fully or not at all. A persistent outage must
+// be answered 503 within the request's deadline.
+func TestFaultMatrix(t *testing.T) {
+	root, err := apitest.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	readEvent := func(rel string) []byte {
+		raw, err := os.ReadFile(filepath.Join(root, "events", rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return raw
+	}
+	files, _, err := eventFiles(filepath.Join(root, "events"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []faultCase
+	for _, rel := range files {
+		g, _, nested := strings.Cut(filepath.ToSlash(rel), "/")
+		raw := readEvent(rel)
+		e, err := DecodeEvent(raw)
+		if err != nil || !nested || !writingMethod(e.RequestContext.HTTP.Method) {
+			continue
+		}
+		cases = append(cases, faultCase{name: filepath.ToSlash(rel), group: g, event: raw})
+	}
+	cases = append(cases, extraFaultCases(readEvent)...)
+
+	base := fixtureSnapshot(t)
+	var runs, ops atomic.Int64
+	t.Run("ops", func(t *testing.T) {
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				t.Parallel()
+				ops.Add(1)
+				runs.Add(int64(matrix(t, base, c)))
+			})
+		}
+	})
+	t.Logf("fault matrix: %d writing requests, %d faulted runs", ops.Load(), runs.Load())
+}
+
+// matrix runs one case's healthy twin, then every injection at every position; it returns
+// the number of faulted runs.
+func matrix(t *testing.T, base *snapshot, c faultCase) int {
+	from, event := base, c.event
+	if c.setup != nil {
+		from, event = setUp(t, base, c)
+	}
+	healthy := newWorld(t, from, nil, nil)
+	want := invokeIn(t, healthy, c.group, event, FunctionTimeout)
+	after, err := healthy.snapshot(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantEffect := effect(from, after)
+	nTable, nSecrets := healthy.ft.Count(), healthy.fs.Count()
+	tableCalls := healthy.ft.Calls()
+	t.Logf("healthy: %d, %d store calls, %d secrets calls, effect %v", want.StatusCode, nTable, nSecrets, wantEffect)
+	if sample := strings.HasSuffix(c.name, ".json"); !sample && want.StatusCode >= 300 || want.StatusCode >= 500 {
+		t.Fatalf("the healthy request answers %d %s", want.StatusCode, want.Body)
+	}
+
+	runs, partial := 0, 0
+	for _, inj := range injections {
+		n := nSecrets
+		if inj.table {
+			n = nTable
+		}
+		for at := 1; at <= n; at++ {
+			if inj.applied && !tableCalls[at-1].Op.Writes() {
+				continue
+			}
+			runs++
+			var tf []storefault.Fault
+			var sf []secretsfault.Fault
+			if inj.table {
+				tf = []storefault.Fault{{At: at, Err: inj.err(), Applied: inj.applied}}
+			} else {
+				sf = []secretsfault.Fault{{At: at, Err: inj.err()}}
+			}
+			w := newWorld(t, from, tf, sf)
+			resp := invokeIn(t, w, c.group, event, FunctionTimeout)
+			got, err := w.snapshot(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			where := fmt.Sprintf("%s at call %d", inj.name, at)
+			if inj.table {
+				where += " (" + string(tableCalls[at-1].Op) + ")"
+			}
+			for _, p := range judge(inj, want, resp, wantEffect, effect(from, got)) {
+				if known := knownPartial[c.name]; known != "" && strings.HasPrefix(p, "half-written") {
+					partial++
+					t.Logf("%s: %s (known: %s)", where, p, known)
+					continue
+				}
+				t.Errorf("%s: %s", where, p)
+			}
+		}
+	}
+
+	if knownPartial[c.name] != "" && partial == 0 {
+		t.Errorf("no half-write any more: remove %q from knownPartial (and from docs/RELIABILITY.md)", c.name)
+	}
+
+	// A table that throttles every call: retries must stop at the request's deadline.
+	const deadline = 2 * time.Second
+	w := newWorld(t, from, []storefault.Fault{{Err: storefault.Throttled(), Sticky: true}}, nil)
+	start := time.Now()
+	resp := invokeIn(t, w, c.group, event, deadline)
+	if took := time.Since(start); took > deadline+time.Second {
+		t.Errorf("outage: answered after %v, beyond the %v deadline", took.Round(time.Millisecond), deadline)
+	}
+	got, err := w.snapshot(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range judge(injection{name: "outage", status: unavailable}, want, resp, wantEffect, effect(from, got)) {
+		t.Errorf("outage: %s", p)
+	}
+	return runs + 1
+}
+
+// setUp runs c.setup healthy on a copy of base and returns the copy's content and c's event
+// with the captured field of the setup's answer in it.
+func setUp(t *testing.T, base *snapshot, c faultCase) (*snapshot, []byte) {
+	w := newWorld(t, base, nil, nil)
+	resp := invokeIn(t, w, c.setupGroup, c.setup, FunctionTimeout)
+	var body map[string]any
+	if err := json.Unmarshal([]byte(resp.Body), &body); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("setup: %d %s", resp.StatusCode, resp.Body)
+	}
+	v, ok := body[c.capture].(string)
+	if !ok {
+		t.Fatalf("setup: answer has no string %q: %s", c.capture, resp.Body)
+	}
+	s, err := w.snapshot(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, []byte(strings.ReplaceAll(string(c.event), "{captured}", v))
+}
+
+// invokeIn runs event in w with the given deadline and waits for auth's background writes.
+func invokeIn(t *testing.T, w *world, group string, event []byte, timeout time.Duration) events.APIGatewayV2HTTPResponse {
+	t.Helper()
+	g, ok := groups.Find(group)
+	if !ok {
+		t.Fatalf("no group %q", group)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), timeout)
+	defer cancel()
+	resp, err := Invoke(ctx, w.d, g, event)
+	w.d.Auth.Wait()
+	if err != nil {
+		t.Fatalf("invoke: %v", err)
+	}
+	return resp
+}
+
+// internal matches what an error body must not tell: the text of an injected error.
+var internal = regexp.MustCompile(`(?i)store:|fault|inject|deadline|throttl|exceeded|[A-Z]+#`)
+
+// judge lists what is wrong with a faulted answer and its effect on the data.
+func judge(inj injection, want, got events.APIGatewayV2HTTPResponse, wantEffect, gotEffect []string) []string {
+	var problems []string
+	h := headerOf(got)
+	switch {
+	case got.StatusCode == want.StatusCode:
+		// retried, or the fault hit a call whose failure does not matter to the answer:
+		// then the request must have done all it does when healthy.
+		if want.StatusCode < 300 && !slices.Equal(gotEffect, wantEffect) {
+			problems = append(problems, fmt.Sprintf("answered %d like the healthy request but wrote %v, want %v", got.StatusCode, gotEffect, wantEffect))
+		}
+		return problems
+	case !slices.Contains(inj.status, got.StatusCode):
+		problems = append(problems, fmt.Sprintf("answered %d %s, want one of %v (or the healthy %d)", got.StatusCode, got.Body, inj.status, want.StatusCode))
+	case got.StatusCode == 503 && h.Get("Retry-After") == "":
+		problems = append(problems, "503 without Retry-After")
+	}
+	var body map[string]any
+	if err := json.Unmarshal([]byte(got.Body), &body); err != nil || len(body) != 1 {
+		problems = append(problems, fmt.Sprintf("error body %s is not {\"detail\": ...}", got.Body))
+	} else if d, _ := body["detail"].(string); internal.MatchString(d) {
+		problems = append(problems, fmt.Sprintf("error body %s tells internals", got.Body))
+	}
+	if len(gotEffect) > 0 && !slices.Equal(gotEffect, wantEffect) {
+		problems = append(problems, fmt.Sprintf("half-written: %v, want all of %v or nothing", gotEffect, wantEffect))
+	}
+	return problems
+}
