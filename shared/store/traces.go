@@ -114,7 +114,9 @@ type Trace struct {
 	TotalCost              *float64               `json:"total_cost,omitempty"`
 	Metadata               map[string]string      `json:"metadata,omitempty"`
 	Metrics                map[string]MetricValue `json:"metrics,omitempty"`
-	Spans                  []Span                 `json:"spans,omitempty"`
+	// Spans are stored in an attribute of their own, so that a metrics scan, which needs
+	// none of them, does not decode them (DecodeTrace leaves them out; DecodeTraceWithSpans reads them).
+	Spans []Span `json:"-"`
 }
 
 // traceWriters bounds the conditional puts one request makes at once.
@@ -148,15 +150,24 @@ func PutTraces(ctx context.Context, t Table, traces []Trace) ([]bool, error) {
 	return written, nil
 }
 
-// TraceItem is the item of a trace (bulk writers in tests and benchmarks put it directly).
+// TraceItem is the item of a trace (bulk writers in tests and benchmarks put it directly):
+// the trace as JSON in doc, its spans as JSON in spans.
 func TraceItem(tr Trace) (Item, error) {
 	doc, err := json.Marshal(tr)
 	if err != nil {
 		return nil, fmt.Errorf("trace %s: %w", tr.ID, err)
 	}
 	k := TraceKey(tr.RunID, tr.CreatedAt, tr.ID)
-	return Item{AttrPK: k.PK, AttrSK: k.SK, AttrEntity: EntityTrace, "org_id": tr.OrgID, "run_id": tr.RunID,
-		"trace_id": tr.ID, "doc": string(doc)}, nil
+	it := Item{AttrPK: k.PK, AttrSK: k.SK, AttrEntity: EntityTrace, "org_id": tr.OrgID, "run_id": tr.RunID,
+		"trace_id": tr.ID, "doc": string(doc)}
+	if len(tr.Spans) > 0 {
+		spans, err := json.Marshal(tr.Spans)
+		if err != nil {
+			return nil, fmt.Errorf("trace %s: %w", tr.ID, err)
+		}
+		it["spans"] = string(spans)
+	}
+	return it, nil
 }
 
 func putTrace(ctx context.Context, t Table, tr Trace) (bool, error) {
@@ -171,12 +182,25 @@ func putTrace(ctx context.Context, t Table, tr Trace) (bool, error) {
 	return err == nil, err
 }
 
-// DecodeTrace reads a trace item of a query page.
+// DecodeTrace reads a trace item of a query page, without its spans.
 func DecodeTrace(it Item, into *Trace) error {
 	doc, _ := it["doc"].(string)
 	*into = Trace{}
 	if err := json.Unmarshal([]byte(doc), into); err != nil {
 		return fmt.Errorf("decode trace %v: %w", it.Key(), err)
+	}
+	return nil
+}
+
+// DecodeTraceWithSpans reads a trace item with its spans.
+func DecodeTraceWithSpans(it Item, into *Trace) error {
+	if err := DecodeTrace(it, into); err != nil {
+		return err
+	}
+	if spans, ok := it["spans"].(string); ok {
+		if err := json.Unmarshal([]byte(spans), &into.Spans); err != nil {
+			return fmt.Errorf("decode spans of trace %v: %w", it.Key(), err)
+		}
 	}
 	return nil
 }

@@ -30,6 +30,7 @@ func TestPutTracesIsIdempotentAndScansInRange(t *testing.T) {
 		var trs []store.Trace
 		for i := range 5 {
 			trs = append(trs, store.Trace{ID: fmt.Sprintf("t%d", i), RunID: "run1", OrgID: "o1", CreatedAt: base.Add(time.Duration(i) * time.Minute),
+				Spans: []store.Span{{ID: fmt.Sprintf("s%d", i), Type: "llm", Name: "call"}},
 				Metrics: map[string]store.MetricValue{"m": {Number: &f}, "e": {Error: &store.ScorerError{Code: 7, Message: "x", Severity: "low"}}}})
 		}
 		written, err := store.PutTraces(ctx, tbl, trs[:3])
@@ -42,7 +43,7 @@ func TestPutTracesIsIdempotentAndScansInRange(t *testing.T) {
 		}
 		var got []string
 		err = store.ScanTraces(ctx, tbl, "run1", base.Add(time.Minute), base.Add(4*time.Minute), func(tr *store.Trace) error {
-			if *tr.Metrics["m"].Number != 0.25 || tr.Metrics["e"].Error.Code != 7 {
+			if *tr.Metrics["m"].Number != 0.25 || tr.Metrics["e"].Error.Code != 7 || tr.Spans != nil {
 				t.Errorf("trace %+v", tr)
 			}
 			got = append(got, tr.ID)
@@ -50,6 +51,11 @@ func TestPutTracesIsIdempotentAndScansInRange(t *testing.T) {
 		})
 		if err != nil || fmt.Sprint(got) != "[t1 t2 t3]" {
 			t.Fatalf("scan %v %v", got, err)
+		}
+		it, err := tbl.Get(ctx, store.TraceKey("run1", trs[2].CreatedAt, "t2"), true)
+		var full store.Trace
+		if err != nil || store.DecodeTraceWithSpans(it, &full) != nil || len(full.Spans) != 1 || full.Spans[0].ID != "s2" {
+			t.Fatalf("trace with spans %+v %v", full, err)
 		}
 		for i, want := range []bool{true, false} {
 			ok, err := store.ClaimSession(ctx, tbl, "run1", "s1")
