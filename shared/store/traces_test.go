@@ -30,7 +30,7 @@ func TestPutTracesIsIdempotentAndScansInRange(t *testing.T) {
 		var trs []store.Trace
 		for i := range 5 {
 			trs = append(trs, store.Trace{ID: fmt.Sprintf("t%d", i), RunID: "run1", OrgID: "o1", CreatedAt: base.Add(time.Duration(i) * time.Minute),
-				Spans: []store.Span{{ID: fmt.Sprintf("s%d", i), Type: "llm", Name: "call"}},
+				Spans:   []store.Span{{ID: fmt.Sprintf("s%d", i), Type: "llm", Name: "call"}},
 				Metrics: map[string]store.MetricValue{"m": {Number: &f}, "e": {Error: &store.ScorerError{Code: 7, Message: "x", Severity: "low"}}}})
 		}
 		written, err := store.PutTraces(ctx, tbl, trs[:3])
