@@ -40,7 +40,10 @@ type logStreamResponse struct {
 
 // readName reads a body {"name": ...} of a create operation.
 func readName(errs *validate.Errors, raw any, present bool) string {
-	o, _ := errs.Body(raw, present).Required().Object()
+	o, ok := errs.Body(raw, present).Required().Object()
+	if !ok { // missing or not an object: reported in errs, and there is no name to read
+		return ""
+	}
 	name, _ := o.Get("name").Required().String(validate.MinLen(1), validate.MaxLen(maxNameLen))
 	return name
 }

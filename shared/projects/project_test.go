@@ -76,6 +76,11 @@ func TestProjectsAndLogStreams(t *testing.T) {
 		{"log stream path and body", "POST", "/v2/projects/x/log_streams", `{"name":""}`, user, 422,
 			`{"detail":[{"type":"uuid_parsing","loc":["path","project_id"],"msg":"Input should be a valid UUID, invalid character: found ` + "`x`" + ` at 1","input":"x","ctx":{"error":"invalid character: found ` + "`x`" + ` at 1"}},
 			{"type":"string_too_short","loc":["body","name"],"msg":"String should have at least 1 character","input":"","ctx":{"min_length":1}}]}`},
+		// Found by schemathesis: a create without a body, or with a body that is no object,
+		// once dereferenced the absent object (a 500).
+		{"no body", "POST", "/v2/projects", "", user, 422,
+			`{"detail":[{"type":"missing","loc":["body"],"msg":"Field required","input":null}]}`},
+		{"log stream, body not an object", "POST", pp + "/log_streams", `[]`, user, 422, ""},
 		{"invalid JSON", "POST", "/v2/projects", `{"name":`, user, 422,
 			`{"detail":[{"type":"json_invalid","loc":["body",8],"msg":"JSON decode error","input":{},"ctx":{"error":"Expecting value"}}]}`},
 	} {

@@ -1,0 +1,397 @@
+// Package tenancy_test is the cross-tenant matrix (issue 9, part 3): two organizations with
+// the same kinds of data behind the real router, and for every operation that names a record
+// (in its path or body), organization A's admin naming B's record gets a 404 (a
+// failed_deletions entry for the bulk delete) and changes nothing; and for every writing
+// operation, A's read-only user gets a 403 and changes nothing. "Nothing" is checked on the
+// whole table: every item ever written is read back before and after each request and must
+// be byte-identical. The list of operations is the router's own, so a new route without an
+// entry here fails the test.
+package tenancy_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// req is one request of a probe: a path and a JSON body ("" for none).
+type req struct{ path, body string }
+
+// entry says how an operation is probed. cross builds requests of A's admin that name B's
+// records; write builds a writing request of A's read-only user on A's own records. A nil
+// builder needs a reason in note.
+type entry struct {
+	cross []func(a, b *tenant) req
+	write func(a *tenant) req
+	note  string
+}
+
+func x(f ...func(a, b *tenant) req) []func(a, b *tenant) req { return f }
+
+const traceBody = `{"log_stream_id":%q,"traces":[{"created_at":"2026-01-01T00:40:00Z","name":"n","input":"i","output":"o"}]}`
+
+// matrix is every operation of the API, by route.
+var matrix = map[string]entry{
+	"GET /v2/healthcheck":    {note: "no record, no write, no credentials"},
+	"POST /login":            {note: "unauthenticated: exchanges credentials, names no record"},
+	"POST /login/api_key":    {note: "unauthenticated: exchanges an API key, names no record"},
+	"POST /v2/refresh_token": {note: "exchanges the caller's own refresh cookie"},
+	"GET /v2/current_user":   {note: "the caller itself"},
+	"GET /v2/api_keys":       {note: "lists the caller's keys (TestListsShowOnlyTheCallersOrganization)"},
+	"POST /v2/users": {note: noRecord, write: func(a *tenant) req {
+		return req{"/v2/users", `{"email":"ro-made@example.com","password":"pw-0123456789ab"}`}
+	}},
+	"GET /v2/users/{user_id}": {cross: x(func(a, b *tenant) req { return req{"/v2/users/" + b.UserID, ""} })},
+	"POST /v2/api_keys":       {note: "a user's own credential: a read-only user may hold an API key (it carries the read-only role)"},
+	"DELETE /v2/api_keys/{api_key_id}": {
+		cross: x(func(a, b *tenant) req { return req{"/v2/api_keys/" + b.APIKeyID, ""} }),
+		note:  "revokes the caller's own key: no write to the organization's data",
+	},
+	"POST /v2/groups":           {note: noRecord, write: func(a *tenant) req { return req{"/v2/groups", `{"name":"ro-group"}`} }},
+	"GET /v2/groups/{group_id}": {cross: x(func(a, b *tenant) req { return req{"/v2/groups/" + b.GroupID, ""} })},
+	"POST /v2/groups/{group_id}/members": {
+		cross: x(
+			func(a, b *tenant) req { return req{"/v2/groups/" + b.GroupID + "/members", member(a.Manager.UserID)} },
+			func(a, b *tenant) req { return req{"/v2/groups/" + a.GroupID + "/members", member(b.UserID)} },
+		),
+		write: func(a *tenant) req { return req{"/v2/groups/" + a.GroupID + "/members", member(a.Manager.UserID)} },
+	},
+	"PUT /v2/integrations/cloud-host": {note: noRecord, write: func(a *tenant) req {
+		return req{"/v2/integrations/cloud-host", `{"token":"t","endpoint":"https://proxy.example.com","available_deployments":[{"model":"m","id":"d"}]}`}
+	}},
+	"PUT /v2/integrations/model-vendor": {note: noRecord, write: func(a *tenant) req { return req{"/v2/integrations/model-vendor", `{"token":"t"}`} }},
+	"POST /v2/integrations/{integration_id}/users": {
+		cross: x(
+			func(a, b *tenant) req {
+				return req{"/v2/integrations/" + b.IntegrationID + "/users", member(a.Manager.UserID)}
+			},
+			func(a, b *tenant) req { return req{"/v2/integrations/" + a.IntegrationID + "/users", member(b.UserID)} },
+		),
+		write: func(a *tenant) req {
+			return req{"/v2/integrations/" + a.IntegrationID + "/users", member(a.Manager.UserID)}
+		},
+	},
+	"POST /v2/datasets": {note: noRecord, write: func(a *tenant) req { return req{"/v2/datasets", `{"name":"ro","column_names":["a"]}`} }},
+	"DELETE /v2/datasets/bulk_delete": {
+		cross: x(func(a, b *tenant) req {
+			return req{"/v2/datasets/bulk_delete", fmt.Sprintf(`{"dataset_ids":[%q]}`, b.DatasetID)}
+		}),
+		write: func(a *tenant) req {
+			return req{"/v2/datasets/bulk_delete", fmt.Sprintf(`{"dataset_ids":[%q]}`, a.DatasetID)}
+		},
+	},
+	"GET /v2/datasets/{dataset_id}/content": {cross: x(func(a, b *tenant) req { return req{content(b), ""} })},
+	"POST /v2/datasets/{dataset_id}/content": {
+		cross: x(func(a, b *tenant) req { return req{content(b), `{"rows":[["x","y"]]}`} }),
+		write: func(a *tenant) req { return req{content(a), `{"rows":[["x","y"]]}`} },
+	},
+	"PATCH /v2/datasets/{dataset_id}/content": {
+		cross: x(
+			func(a, b *tenant) req { return req{content(b), edit(b.RowID)} },
+			func(a, b *tenant) req { return req{content(a), edit(b.RowID)} },
+		),
+		write: func(a *tenant) req { return req{content(a), edit(a.RowID)} },
+	},
+	"GET /v2/datasets/{dataset_id}/groups": {cross: x(func(a, b *tenant) req { return req{"/v2/datasets/" + b.DatasetID + "/groups", ""} })},
+	"POST /v2/datasets/{dataset_id}/groups": {
+		cross: x(
+			func(a, b *tenant) req { return req{"/v2/datasets/" + b.DatasetID + "/groups", shareGroup(a.GroupID)} },
+			func(a, b *tenant) req { return req{"/v2/datasets/" + a.DatasetID + "/groups", shareGroup(b.GroupID)} },
+		),
+		write: func(a *tenant) req { return req{"/v2/datasets/" + a.DatasetID + "/groups", shareGroup(a.GroupID)} },
+	},
+	"POST /v2/datasets/{dataset_id}/users": {
+		cross: x(
+			func(a, b *tenant) req {
+				return req{"/v2/datasets/" + b.DatasetID + "/users", shareUser(a.Manager.UserID)}
+			},
+			func(a, b *tenant) req { return req{"/v2/datasets/" + a.DatasetID + "/users", shareUser(b.UserID)} },
+		),
+		write: func(a *tenant) req { return req{"/v2/datasets/" + a.DatasetID + "/users", shareUser(a.Manager.UserID)} },
+	},
+	"POST /v2/scorers": {note: noRecord, write: func(a *tenant) req { return req{"/v2/scorers", `{"name":"ro","scorer_type":"llm"}`} }},
+	"POST /v2/scorers/{scorer_id}/version/decision": {
+		cross: x(func(a, b *tenant) req { return req{"/v2/scorers/" + b.ScorerID + "/version/decision", decision} }),
+		write: func(a *tenant) req { return req{"/v2/scorers/" + a.ScorerID + "/version/decision", decision} },
+	},
+	"POST /v2/projects":             {note: noRecord, write: func(a *tenant) req { return req{"/v2/projects", `{"name":"ro"}`} }},
+	"GET /v2/projects/{project_id}": {cross: x(func(a, b *tenant) req { return req{"/v2/projects/" + b.ProjectID, ""} })},
+	"POST /v2/projects/{project_id}/log_streams": {
+		cross: x(func(a, b *tenant) req { return req{"/v2/projects/" + b.ProjectID + "/log_streams", `{"name":"x"}`} }),
+		write: func(a *tenant) req { return req{"/v2/projects/" + a.ProjectID + "/log_streams", `{"name":"x"}`} },
+	},
+	"GET /v2/projects/{project_id}/log_streams/{log_stream_id}/metric_settings": {
+		cross: x(
+			func(a, b *tenant) req { return req{metricSettings(b.ProjectID, b.LogStreamID), ""} },
+			func(a, b *tenant) req { return req{metricSettings(a.ProjectID, b.LogStreamID), ""} },
+		),
+	},
+	"PATCH /v2/projects/{project_id}/log_streams/{log_stream_id}/metric_settings": {
+		cross: x(
+			func(a, b *tenant) req { return req{metricSettings(b.ProjectID, b.LogStreamID), `{"scorers":[]}`} },
+			func(a, b *tenant) req {
+				return req{metricSettings(a.ProjectID, a.LogStreamID), fmt.Sprintf(`{"scorers":[{"id":%q}]}`, b.ScorerID)}
+			},
+		),
+		write: func(a *tenant) req { return req{metricSettings(a.ProjectID, a.LogStreamID), `{"scorers":[]}`} },
+	},
+	"POST /v2/projects/{project_id}/metrics/search": {
+		cross: x(
+			func(a, b *tenant) req {
+				return req{"/v2/projects/" + b.ProjectID + "/metrics/search", search(b.LogStreamID)}
+			},
+			func(a, b *tenant) req {
+				return req{"/v2/projects/" + a.ProjectID + "/metrics/search", search(b.LogStreamID)}
+			},
+		),
+		note: "a query: writes nothing",
+	},
+	"POST /v2/projects/{project_id}/traces/available_columns": {
+		cross: x(
+			func(a, b *tenant) req {
+				return req{columns(b.ProjectID), fmt.Sprintf(`{"log_stream_id":%q}`, b.LogStreamID)}
+			},
+			func(a, b *tenant) req {
+				return req{columns(a.ProjectID), fmt.Sprintf(`{"log_stream_id":%q}`, b.LogStreamID)}
+			},
+		),
+		note: "a query: writes nothing",
+	},
+	"POST /v2/projects/{project_id}/traces": {
+		cross: x(
+			func(a, b *tenant) req {
+				return req{"/v2/projects/" + b.ProjectID + "/traces", fmt.Sprintf(traceBody, b.LogStreamID)}
+			},
+			func(a, b *tenant) req {
+				return req{"/v2/projects/" + a.ProjectID + "/traces", fmt.Sprintf(traceBody, b.LogStreamID)}
+			},
+		),
+		write: func(a *tenant) req {
+			return req{"/v2/projects/" + a.ProjectID + "/traces", fmt.Sprintf(traceBody, a.LogStreamID)}
+		},
+	},
+	"GET /v2/projects/{project_id}/experiments": {cross: x(func(a, b *tenant) req { return req{"/v2/projects/" + b.ProjectID + "/experiments", ""} })},
+	"POST /v2/projects/{project_id}/experiments": {
+		cross: x(func(a, b *tenant) req { return req{"/v2/projects/" + b.ProjectID + "/experiments", `{"name":"x"}`} }),
+		write: func(a *tenant) req { return req{"/v2/projects/" + a.ProjectID + "/experiments", `{"name":"x"}`} },
+	},
+	"PUT /v2/projects/{project_id}/runs/{run_id}/signals/configuration": {
+		cross: x(
+			func(a, b *tenant) req { return req{signals(b.ProjectID, b.LogStreamID), signalsBody} },
+			func(a, b *tenant) req { return req{signals(a.ProjectID, b.LogStreamID), signalsBody} },
+			func(a, b *tenant) req { return req{signals(b.ProjectID, b.ExperimentID), signalsBody} },
+		),
+		write: func(a *tenant) req { return req{signals(a.ProjectID, a.LogStreamID), signalsBody} },
+	},
+	"GET /v2/projects/{project_id}/runs/{run_id}/signals/configuration": {
+		cross: x(
+			func(a, b *tenant) req { return req{signals(b.ProjectID, b.LogStreamID), ""} },
+			func(a, b *tenant) req { return req{signals(a.ProjectID, b.LogStreamID), ""} },
+		),
+	},
+}
+
+// noRecord is the note of an operation that creates a record and names no existing one.
+const noRecord = "creates a record of the caller's organization; names no existing record"
+
+const (
+	decision    = `{"question":"q?","answer_options":["yes","no"]}`
+	signalsBody = `{"model":"m","notification_severities":["LOW"]}`
+)
+
+func member(userID string) string    { return fmt.Sprintf(`[{"user_id":%q}]`, userID) }
+func shareUser(userID string) string { return fmt.Sprintf(`[{"user_id":%q,"role":"viewer"}]`, userID) }
+func shareGroup(id string) string    { return fmt.Sprintf(`[{"group_id":%q,"role":"viewer"}]`, id) }
+func content(t *tenant) string       { return "/v2/datasets/" + t.DatasetID + "/content" }
+func columns(projectID string) string {
+	return "/v2/projects/" + projectID + "/traces/available_columns"
+}
+func edit(rowID string) string {
+	return fmt.Sprintf(`{"edits":[{"edit_type":"update_row","row_id":%q,"values":{"input":"changed"}}]}`, rowID)
+}
+func search(logStreamID string) string {
+	return fmt.Sprintf(`{"start_time":"2026-01-01T00:00:00Z","end_time":"2026-01-01T01:00:00Z","log_stream_id":%q}`, logStreamID)
+}
+func metricSettings(projectID, logStreamID string) string {
+	return "/v2/projects/" + projectID + "/log_streams/" + logStreamID + "/metric_settings"
+}
+func signals(projectID, runID string) string {
+	return "/v2/projects/" + projectID + "/runs/" + runID + "/signals/configuration"
+}
+
+func TestCrossTenantMatrix(t *testing.T) {
+	w := newWorld(t)
+	routes := w.rt.Routes()
+	for _, route := range routes {
+		if _, ok := matrix[route]; !ok {
+			t.Errorf("route %s has no entry in the cross-tenant matrix", route)
+		}
+	}
+	for route, e := range matrix {
+		if !slices.Contains(routes, route) {
+			t.Errorf("the matrix has an entry for %s, which the router does not serve", route)
+		}
+		if (e.cross == nil || e.write == nil) && e.note == "" && !strings.HasPrefix(route, "GET ") {
+			t.Errorf("%s: a probe kind is missing and the entry says not why", route)
+		}
+	}
+	probes := 0
+	for _, route := range routes {
+		e := matrix[route]
+		method, _, _ := strings.Cut(route, " ")
+		for i, build := range e.cross {
+			r := build(w.a, w.b)
+			t.Run(fmt.Sprintf("cross/%s/%d", route, i), func(t *testing.T) {
+				if route == "DELETE /v2/datasets/bulk_delete" || w.b.namedIn(r.path) {
+					w.probe(t, method, r, http.StatusNotFound, route == "DELETE /v2/datasets/bulk_delete", w.b.DatasetID)
+					return
+				}
+				w.bodyProbe(t, method, r)
+			})
+			probes++
+		}
+		if e.write != nil {
+			r := e.write(w.a)
+			t.Run("read_only/"+route, func(t *testing.T) {
+				w.probe(t, method, r, http.StatusForbidden, route == "DELETE /v2/datasets/bulk_delete", w.a.DatasetID)
+			})
+			probes++
+		}
+	}
+	t.Logf("cross-tenant matrix: %d operations, %d probes", len(routes), probes)
+}
+
+// probe sends r (as A's admin for a 404 probe, as A's read-only user for a 403 probe) and
+// requires status want and a table that is byte-identical before and after. A bulk delete
+// answers 200 and reports the dataset in failed_deletions instead.
+func (w *world) probe(t *testing.T, method string, r req, want int, bulk bool, datasetID string) {
+	user := w.a.Admin
+	if want == http.StatusForbidden {
+		user = w.a.ReadOnly
+	}
+	before, err := w.table.snapshot(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, body := w.do(user, method, r.path, r.body)
+	w.env.Service.Wait()
+	after, err := w.table.snapshot(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bulk {
+		var out struct {
+			Deleted int `json:"deleted_count"`
+			Failed  []struct {
+				ID string `json:"dataset_id"`
+			} `json:"failed_deletions"`
+		}
+		if err := json.Unmarshal(body, &out); code != http.StatusOK || err != nil || out.Deleted != 0 ||
+			len(out.Failed) != 1 || out.Failed[0].ID != datasetID {
+			t.Errorf("%s %s %s: %d %s, want 200 with the dataset in failed_deletions", method, r.path, r.body, code, body)
+		}
+	} else if code != want {
+		t.Errorf("%s %s %s: %d %s, want %d", method, r.path, r.body, code, body, want)
+	}
+	if changed := before.diff(after); len(changed) > 0 {
+		t.Errorf("%s %s %s changed %d items: %v", method, r.path, r.body, len(changed), changed)
+	}
+	if n := len(before.orgItems(w.b.ID)); n == 0 {
+		t.Fatal("organization B has no records: the snapshot sees nothing")
+	}
+}
+
+// bodyProbe checks a request of A's admin on A's own record that names B's record in its
+// body (a user, a group, a scorer, a log stream to share with, file under or search): it
+// must answer exactly what it answers for an id that exists nowhere (so nothing tells B's ids
+// apart from unknown ones; the service answers 422 for such a reference), and change nothing
+// of B. The scorer ids of metric settings are opaque references the service does not
+// resolve, so there both answers are the same 200 and only A's settings change.
+func (w *world) bodyProbe(t *testing.T, method string, r req) {
+	unknown := w.b.unknownIDs()
+	ur := req{replaceAll(r.path, unknown), replaceAll(r.body, unknown)}
+	before, err := w.table.snapshot(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, body := w.do(w.a.Admin, method, r.path, r.body)
+	w.env.Service.Wait()
+	after, err := w.table.snapshot(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if changed := before.orgItems(w.b.ID).diff(after.orgItems(w.b.ID)); len(changed) > 0 {
+		t.Errorf("%s %s %s changed %d items of organization B: %v", method, r.path, r.body, len(changed), changed)
+	}
+	ucode, ubody := w.do(w.a.Admin, method, ur.path, ur.body)
+	w.env.Service.Wait()
+	back := map[string]string{}
+	for b, u := range unknown {
+		back[u] = b
+	}
+	ubody = []byte(replaceAll(string(ubody), back))
+	if code != ucode || !sameAnswer(body, ubody) {
+		t.Errorf("%s %s %s: B's id answers %d %s, an unknown id %d %s: B's records are told apart", method, r.path, r.body, code, body, ucode, ubody)
+	}
+	if code/100 == 2 && !strings.Contains(r.path, "/metric_settings") {
+		t.Errorf("%s %s %s: %d %s, a reference to another organization's record succeeded", method, r.path, r.body, code, body)
+	}
+}
+
+// sameAnswer compares two answers, ignoring the times and ids a write stamps.
+func sameAnswer(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return string(a) == string(b)
+	}
+	return fmt.Sprint(scrub(x)) == fmt.Sprint(scrub(y))
+}
+
+func scrub(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, x := range v {
+			if strings.HasSuffix(k, "_at") {
+				continue
+			}
+			out[k] = scrub(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = scrub(x)
+		}
+		return out
+	}
+	return v
+}
+
+func replaceAll(s string, m map[string]string) string {
+	for from, to := range m {
+		s = strings.ReplaceAll(s, from, to)
+	}
+	return s
+}
+
+// TestListsShowOnlyTheCallersOrganization: the operations that list without naming a record
+// show nothing of the other organization.
+func TestListsShowOnlyTheCallersOrganization(t *testing.T) {
+	w := newWorld(t)
+	for _, path := range []string{"/v2/api_keys", "/v2/current_user", "/v2/datasets/" + w.a.DatasetID + "/groups",
+		"/v2/projects/" + w.a.ProjectID + "/experiments"} {
+		code, body := w.do(w.a.Admin, "GET", path, "")
+		if code != http.StatusOK {
+			t.Errorf("GET %s: %d %s", path, code, body)
+		}
+		for _, id := range []string{w.b.ID, w.b.Admin.UserID, w.b.APIKeyID, w.b.GroupID, w.b.ExperimentID, w.b.UserID} {
+			if strings.Contains(string(body), id) {
+				t.Errorf("GET %s as A shows B's id %s: %s", path, id, body)
+			}
+		}
+	}
+}

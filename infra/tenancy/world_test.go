@@ -1,0 +1,215 @@
+package tenancy_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/evalobs/evalapi/shared/apitest"
+	"github.com/evalobs/evalapi/shared/app"
+	"github.com/evalobs/evalapi/shared/app/apptest"
+	"github.com/evalobs/evalapi/shared/app/groups"
+	"github.com/evalobs/evalapi/shared/auth"
+	"github.com/evalobs/evalapi/shared/auth/authtest"
+	"github.com/evalobs/evalapi/shared/httpapi"
+)
+
+// world is two organizations with the same kinds of data, served by the real router (every
+// group mounted, as the local host mounts them) on one journaled table.
+type world struct {
+	t       *testing.T
+	rt      *httpapi.Router
+	table   *journal
+	env     *authtest.Env
+	v       *apitest.V
+	a, b    *tenant
+	logs    *syncBuffer // every log line of the router and the handlers
+	bodies  *syncBuffer // every request and response body the world sent and received
+	secrets []string    // the canaries planted in both organizations' data
+}
+
+// tenant is one organization and the ids of its records.
+type tenant struct {
+	authtest.Org
+	name string
+
+	UserID, GroupID, APIKeyID, IntegrationID            string
+	DatasetID, RowID                                    string
+	ScorerID, ProjectID, LogStreamID, ExperimentID      string
+	createdPassword, createdAPIKey, integrationToken, j string
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	w := &world{t: t, logs: &syncBuffer{}, bodies: &syncBuffer{}, v: apitest.Validator(t)}
+	d := apptest.Deps(t)
+	d.Log = app.JSONLogger(w.logs, slog.LevelDebug)
+	w.table = newJournal(d.Table)
+	d.Table = w.table
+	// Identities of every role in both organizations: authtest's auth.Service on the same
+	// table replaces the one apptest built, so its keys and tokens authenticate here.
+	w.env = authtest.New(t, w.table, auth.Config{Logger: d.Log, Now: d.Now})
+	d.Auth = w.env.Service
+	var all []app.Register
+	for _, g := range groups.All() {
+		all = append(all, g.Register)
+	}
+	w.rt = app.NewRouter(d, all...)
+	w.a = w.populate("a")
+	w.b = w.populate("b")
+	w.env.Service.Wait()
+	return w
+}
+
+// do sends one request as u (bearer token: API-key use stamps a last-used time after
+// answering, which would show in the snapshots), validates the answer against
+// docs/openapi.yaml and records both bodies for the canary sweep.
+func (w *world) do(u authtest.User, method, path, body string) (int, []byte) {
+	w.t.Helper()
+	return w.send(u.BearerHeader(), method, path, body)
+}
+
+func (w *world) send(h http.Header, method, path, body string) (int, []byte) {
+	w.t.Helper()
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	for k, vs := range h {
+		req.Header[k] = vs
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	rec := httptest.NewRecorder()
+	w.rt.ServeHTTP(rec, req)
+	w.v.CheckRecorder(w.t, req, rec)
+	fmt.Fprintf(w.bodies, "%s %s %s\n%d %s\n%s\n", method, path, body, rec.Code, rec.Header(), rec.Body.Bytes())
+	return rec.Code, rec.Body.Bytes()
+}
+
+// must sends a request that has to succeed and returns the "id" of the answer (if any).
+func (w *world) must(u authtest.User, method, path, body string) map[string]any {
+	w.t.Helper()
+	code, resp := w.send(u.Header(), method, path, body)
+	if code/100 != 2 {
+		w.t.Fatalf("populate: %s %s %s: %d %s", method, path, body, code, resp)
+	}
+	var out map[string]any
+	_ = json.Unmarshal(resp, &out) // some answers are arrays; callers that need a field get an object
+	return out
+}
+
+func str(m map[string]any, k string) string {
+	s, _ := m[k].(string)
+	return s
+}
+
+// populate creates an organization and, through the API as its admin, one record of every
+// kind the service stores. Secrets in it (a password, an API key, an integration token) are
+// canaries, looked for in every log line and every other answer afterwards.
+func (w *world) populate(name string) *tenant {
+	t := w.t
+	org := w.env.Org(t)
+	tn := &tenant{Org: org, name: name}
+	adm := org.Admin
+	tn.createdPassword = "canary-pw-" + name + "-" + strings.Repeat("q", 8) + org.ID[:8]
+	tn.integrationToken = "canary-token-" + name + "-" + org.ID[:12]
+	w.secrets = append(w.secrets, tn.createdPassword, tn.integrationToken, org.Admin.APIKey,
+		org.ReadOnly.APIKey, org.Admin.AccessToken, org.ReadOnly.AccessToken, w.env.Password)
+
+	u := w.must(adm, "POST", "/v2/users", fmt.Sprintf(`{"email":"member-%s-%s@example.com","password":%q,"role":"user"}`, name, org.ID[:8], tn.createdPassword))
+	tn.UserID = str(u, "id")
+	g := w.must(adm, "POST", "/v2/groups", fmt.Sprintf(`{"name":"reviewers-%s"}`, name))
+	tn.GroupID = str(g, "id")
+	w.must(adm, "POST", "/v2/groups/"+tn.GroupID+"/members", fmt.Sprintf(`[{"user_id":%q}]`, tn.UserID))
+	k := w.must(adm, "POST", "/v2/api_keys", `{"description":"ci"}`)
+	tn.APIKeyID, tn.createdAPIKey = str(k, "id"), str(k, "api_key")
+	w.secrets = append(w.secrets, tn.createdAPIKey)
+	in := w.must(adm, "PUT", "/v2/integrations/model-vendor", fmt.Sprintf(`{"token":%q}`, tn.integrationToken))
+	tn.IntegrationID = str(in, "id")
+	// Shared with the read-only user too, who sees it and so meets the role check when writing.
+	w.must(adm, "POST", "/v2/integrations/"+tn.IntegrationID+"/users", fmt.Sprintf(`[{"user_id":%q},{"user_id":%q}]`, org.User.UserID, org.ReadOnly.UserID))
+
+	ds := w.must(adm, "POST", "/v2/datasets", `{"name":"qa-`+name+`","column_names":["input","output"],"rows":[["1 + 1 =","2"],["2 + 2 =","4"]]}`)
+	tn.DatasetID = str(ds, "id")
+	content := w.must(adm, "GET", "/v2/datasets/"+tn.DatasetID+"/content", "")
+	if rows, _ := content["rows"].([]any); len(rows) > 0 {
+		tn.RowID = str(rows[0].(map[string]any), "row_id")
+	}
+	w.must(adm, "POST", "/v2/datasets/"+tn.DatasetID+"/users", fmt.Sprintf(`[{"user_id":%q,"role":"viewer"}]`, org.User.UserID))
+	w.must(adm, "POST", "/v2/datasets/"+tn.DatasetID+"/groups", fmt.Sprintf(`[{"group_id":%q,"role":"viewer"}]`, tn.GroupID))
+
+	sc := w.must(adm, "POST", "/v2/scorers", `{"name":"politeness-`+name+`","scorer_type":"llm","output_type":"categorical","input_type":"basic","scoreable_node_types":["llm"]}`)
+	tn.ScorerID = str(sc, "id")
+	w.must(adm, "POST", "/v2/scorers/"+tn.ScorerID+"/version/decision", `{"question":"polite?","answer_options":["yes","no"],"model_name":"judge"}`)
+	p := w.must(adm, "POST", "/v2/projects", `{"name":"project-`+name+`"}`)
+	tn.ProjectID = str(p, "id")
+	ls := w.must(adm, "POST", "/v2/projects/"+tn.ProjectID+"/log_streams", `{"name":"production"}`)
+	tn.LogStreamID = str(ls, "id")
+	w.must(adm, "PATCH", w.metricSettings(tn), fmt.Sprintf(`{"scorers":[{"id":%q}]}`, tn.ScorerID))
+	w.must(adm, "POST", "/v2/projects/"+tn.ProjectID+"/traces", fmt.Sprintf(`{"log_stream_id":%q,"traces":[`+
+		`{"created_at":"2026-01-01T00:30:10Z","name":"n","input":"i","output":"o","model":"m1","metrics":{"tone":"calm"}}]}`, tn.LogStreamID))
+	e := w.must(adm, "POST", "/v2/projects/"+tn.ProjectID+"/experiments", `{"name":"nightly-`+name+`"}`)
+	tn.ExperimentID = str(e, "id")
+	w.must(adm, "PUT", w.signals(tn), `{"model":"gpt-4o-mini","notification_severities":["HIGH"]}`)
+	for _, id := range []string{tn.UserID, tn.GroupID, tn.APIKeyID, tn.IntegrationID, tn.DatasetID, tn.RowID, tn.ScorerID, tn.ProjectID, tn.LogStreamID, tn.ExperimentID} {
+		if id == "" {
+			t.Fatalf("populate %s: an id is missing: %+v", name, tn)
+		}
+	}
+	return tn
+}
+
+// ids are the ids of tn's records.
+func (tn *tenant) ids() []string {
+	return []string{tn.ID, tn.Admin.UserID, tn.Manager.UserID, tn.User.UserID, tn.ReadOnly.UserID, tn.UserID,
+		tn.GroupID, tn.APIKeyID, tn.IntegrationID, tn.DatasetID, tn.RowID, tn.ScorerID, tn.ProjectID,
+		tn.LogStreamID, tn.ExperimentID}
+}
+
+// namedIn reports whether s (a path) names one of tn's records.
+func (tn *tenant) namedIn(s string) bool {
+	return slices.ContainsFunc(tn.ids(), func(id string) bool { return strings.Contains(s, id) })
+}
+
+// unknownIDs maps each of tn's ids to a fresh one that names nothing.
+func (tn *tenant) unknownIDs() map[string]string {
+	m := map[string]string{}
+	for _, id := range tn.ids() {
+		m[id] = uuid.NewString()
+	}
+	return m
+}
+
+func (w *world) metricSettings(tn *tenant) string {
+	return "/v2/projects/" + tn.ProjectID + "/log_streams/" + tn.LogStreamID + "/metric_settings"
+}
+
+func (w *world) signals(tn *tenant) string {
+	return "/v2/projects/" + tn.ProjectID + "/runs/" + tn.LogStreamID + "/signals/configuration"
+}
+
+// syncBuffer is a bytes.Buffer safe for the concurrent writes of handlers' background work.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return bytes.Clone(b.buf.Bytes())
+}
