@@ -33,14 +33,27 @@ func (h *handlers) listGroups(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// The page is read while the caller's access is checked, and used only if it passes:
+	// one round trip less on every call.
+	type page struct {
+		groups []store.DatasetGroup
+		more   bool
+		err    error
+	}
+	pc := make(chan page, 1)
+	go func() {
+		groups, more, err := store.DatasetGroups(r.Context(), h.Table, c.OrgID, id, start, limit)
+		pc <- page{groups, more, err}
+	}()
 	g, err := h.grant(r.Context(), c, id)
+	p := <-pc
 	if err != nil {
 		return err
 	}
-	groups, more, err := store.DatasetGroups(r.Context(), h.Table, c.OrgID, id, start, limit)
-	if err != nil {
-		return err
+	if p.err != nil {
+		return p.err
 	}
+	groups, more := p.groups, p.more
 	resp := groupsResponse{Collaborators: make([]groupCollaborator, len(groups)), StartingToken: start, Limit: limit}
 	perms := collaboratorPermissions(g.Role)
 	for i, gr := range groups {
