@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/evalobs/evalapi/shared/store"
+	"github.com/evalobs/evalapi/shared/store/storecount"
 )
 
 // Benchmarks of the metrics search; docs/PERFORMANCE.md ("Metrics search") has the figures.
@@ -107,4 +108,34 @@ func BenchmarkFilteredScan100k(b *testing.B) {
 	}
 	b.ReportMetric(float64(ic.items.Load())/float64(b.N), "items/op")
 	b.ReportMetric(float64(len(items)*b.N)/b.Elapsed().Seconds(), "traces/s")
+}
+
+// BenchmarkIngest1000 is one ingestion request of 1000 traces spread over ten minutes: the
+// conditional trace puts, the roll-up updates, the column and run summaries.
+func BenchmarkIngest1000(b *testing.B) {
+	base := embeddedTable(b)
+	run := scaleRun(b, base)
+	run.Scorers = propScorers
+	counted := storecount.New(base)
+	r := rand.New(rand.NewSource(3))
+	sessions := []string{"30000000-0000-4000-8000-000000000001"}
+	b.ResetTimer()
+	for n := range b.N {
+		b.StopTimer()
+		trs := make([]store.Trace, 1000)
+		for i := range trs {
+			trs[i] = randomTrace(r, n*1000+i, sessions)
+			trs[i].CreatedAt = propStart.Add(time.Duration(r.Int63n(int64(10 * time.Minute))))
+		}
+		counted.Reset()
+		b.StartTimer()
+		if _, err := Ingest(context.Background(), counted, run, trs, propStart); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	s := counted.Snapshot()
+	b.ReportMetric(float64(s.Calls["Put"]), "puts/op")
+	b.ReportMetric(float64(s.Calls["Update"]), "updates/op")
+	b.ReportMetric(float64(s.Total), "calls/op")
 }
