@@ -74,6 +74,8 @@ export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_EC2_M
 step "go test" go test -count=1 "$@" ./... || finish
 # Every event once through BenchmarkEvents (first-run status checked), so `make bench` cannot rot.
 step bench go test -count=1 -run '^$' -bench BenchmarkEvents -benchtime 1x ./infra/invoke/ || finish
+# OpenAPI-driven fuzzing of the local host, then a canary sweep of its log (about a minute).
+step schemathesis bash "$scripts/schemathesis.sh" || finish
 if [[ -f "$scripts/template-check.sh" ]]; then
 	step template-check bash "$scripts/template-check.sh" || finish
 fi

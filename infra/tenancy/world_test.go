@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -33,8 +34,8 @@ type world struct {
 	v       *apitest.V
 	a, b    *tenant
 	logs    *syncBuffer // every log line of the router and the handlers
-	bodies  *syncBuffer // every request and response body the world sent and received
-	secrets []string    // the canaries planted in both organizations' data
+	answers *syncBuffer // every response's status, headers and body, but those that issue a credential
+	issuing bool        // the next answer issues a credential: not captured
 }
 
 // tenant is one organization and the ids of its records.
@@ -42,15 +43,16 @@ type tenant struct {
 	authtest.Org
 	name string
 
-	UserID, GroupID, APIKeyID, IntegrationID            string
-	DatasetID, RowID                                    string
-	ScorerID, ProjectID, LogStreamID, ExperimentID      string
-	createdPassword, createdAPIKey, integrationToken, j string
+	UserID, GroupID, APIKeyID, IntegrationID         string
+	DatasetID, RowID                                 string
+	ScorerID, ProjectID, LogStreamID, ExperimentID   string
+	createdPassword, createdAPIKey, integrationToken string
 }
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	w := &world{t: t, logs: &syncBuffer{}, bodies: &syncBuffer{}, v: apitest.Validator(t)}
+	w := &world{t: t, logs: &syncBuffer{}, answers: &syncBuffer{}, v: apitest.Validator(t)}
+	captureWorld(w.logs, w.answers)
 	d := apptest.Deps(t)
 	d.Log = app.JSONLogger(w.logs, slog.LevelDebug)
 	w.table = newJournal(d.Table)
@@ -90,7 +92,10 @@ func (w *world) send(h http.Header, method, path, body string) (int, []byte) {
 	rec := httptest.NewRecorder()
 	w.rt.ServeHTTP(rec, req)
 	w.v.CheckRecorder(w.t, req, rec)
-	fmt.Fprintf(w.bodies, "%s %s %s\n%d %s\n%s\n", method, path, body, rec.Code, rec.Header(), rec.Body.Bytes())
+	if !w.issuing {
+		fmt.Fprintf(w.answers, "%s %s\n%d %v\n%s\n", method, path, rec.Code, rec.Header(), rec.Body.Bytes())
+	}
+	w.issuing = false
 	return rec.Code, rec.Body.Bytes()
 }
 
@@ -121,17 +126,21 @@ func (w *world) populate(name string) *tenant {
 	adm := org.Admin
 	tn.createdPassword = "canary-pw-" + name + "-" + strings.Repeat("q", 8) + org.ID[:8]
 	tn.integrationToken = "canary-token-" + name + "-" + org.ID[:12]
-	w.secrets = append(w.secrets, tn.createdPassword, tn.integrationToken, org.Admin.APIKey,
-		org.ReadOnly.APIKey, org.Admin.AccessToken, org.ReadOnly.AccessToken, w.env.Password)
+	plant(tn.createdPassword, tn.integrationToken, w.env.Password)
+	for _, u := range []authtest.User{org.Admin, org.Manager, org.User, org.ReadOnly} {
+		plant(u.APIKey, u.AccessToken)
+	}
 
 	u := w.must(adm, "POST", "/v2/users", fmt.Sprintf(`{"email":"member-%s-%s@example.com","password":%q,"role":"user"}`, name, org.ID[:8], tn.createdPassword))
 	tn.UserID = str(u, "id")
 	g := w.must(adm, "POST", "/v2/groups", fmt.Sprintf(`{"name":"reviewers-%s"}`, name))
 	tn.GroupID = str(g, "id")
 	w.must(adm, "POST", "/v2/groups/"+tn.GroupID+"/members", fmt.Sprintf(`[{"user_id":%q}]`, tn.UserID))
+	w.issuing = true // the one answer that shows the new key
 	k := w.must(adm, "POST", "/v2/api_keys", `{"description":"ci"}`)
 	tn.APIKeyID, tn.createdAPIKey = str(k, "id"), str(k, "api_key")
-	w.secrets = append(w.secrets, tn.createdAPIKey)
+	plant(tn.createdAPIKey)
+	w.login(adm)
 	in := w.must(adm, "PUT", "/v2/integrations/model-vendor", fmt.Sprintf(`{"token":%q}`, tn.integrationToken))
 	tn.IntegrationID = str(in, "id")
 	// Shared with the read-only user too, who sees it and so meets the role check when writing.
@@ -159,7 +168,7 @@ func (w *world) populate(name string) *tenant {
 	e := w.must(adm, "POST", "/v2/projects/"+tn.ProjectID+"/experiments", `{"name":"nightly-`+name+`"}`)
 	tn.ExperimentID = str(e, "id")
 	w.must(adm, "PUT", w.signals(tn), `{"model":"gpt-4o-mini","notification_severities":["HIGH"]}`)
-	for _, id := range []string{tn.UserID, tn.GroupID, tn.APIKeyID, tn.IntegrationID, tn.DatasetID, tn.RowID, tn.ScorerID, tn.ProjectID, tn.LogStreamID, tn.ExperimentID} {
+	for _, id := range []string{tn.UserID, tn.GroupID, tn.APIKeyID, tn.IntegrationID, tn.DatasetID, tn.RowID, tn.ScorerID, tn.ProjectID, tn.LogStreamID, tn.ExperimentID, tn.createdAPIKey} {
 		if id == "" {
 			t.Fatalf("populate %s: an id is missing: %+v", name, tn)
 		}
@@ -186,6 +195,31 @@ func (tn *tenant) unknownIDs() map[string]string {
 		m[id] = uuid.NewString()
 	}
 	return m
+}
+
+// login logs u in with the password form and plants the access token and the refresh
+// cookie it issues; its answer is the one place they may appear.
+func (w *world) login(u authtest.User) {
+	w.t.Helper()
+	form := url.Values{"username": {u.Email}, "password": {u.Password}, "grant_type": {"password"}}
+	req := httptest.NewRequest("POST", "/login", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	rec := httptest.NewRecorder()
+	w.rt.ServeHTTP(rec, req)
+	var out struct {
+		AccessToken string `json:"access_token"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &out); rec.Code != http.StatusOK || err != nil || out.AccessToken == "" {
+		w.t.Fatalf("login: %d %s", rec.Code, rec.Body)
+	}
+	plant(out.AccessToken)
+	cookies := rec.Result().Cookies()
+	if len(cookies) == 0 {
+		w.t.Fatal("login set no refresh cookie")
+	}
+	for _, c := range cookies {
+		plant(c.Value)
+	}
 }
 
 func (w *world) metricSettings(tn *tenant) string {
