@@ -162,25 +162,32 @@ func bucketCount(start, end time.Time, interval time.Duration) int {
 	return int((d + interval - 1) / interval)
 }
 
-// cells returns the bucket cell and the total cell of group value g for time ts.
-func (a *aggregator) cells(g string, ts time.Time) (*cell, *cell) {
+// cells returns the bucket cell and the total cell of group value g for time ts; false when
+// ts is outside the range (never for what the range queries return; a guard all the same).
+func (a *aggregator) cells(g string, ts time.Time) (*cell, *cell, bool) {
+	i := int(ts.Sub(a.start) / a.interval)
+	if ts.Before(a.start) || !ts.Before(a.end) || i >= a.nBuckets {
+		return nil, nil, false
+	}
 	gr := a.groups[g]
 	if gr == nil {
 		gr = &group{buckets: make([]*cell, a.nBuckets), total: cell{stats: make([]stat, len(a.metrics))}}
 		a.groups[g] = gr
 	}
-	i := int(ts.Sub(a.start) / a.interval)
 	c := gr.buckets[i]
 	if c == nil {
 		c = &cell{stats: make([]stat, len(a.metrics))}
 		gr.buckets[i] = c
 	}
-	return c, &gr.total
+	return c, &gr.total, true
 }
 
 // addTrace folds one trace into group g.
 func (a *aggregator) addTrace(g string, tr *store.Trace) {
-	b, t := a.cells(g, tr.CreatedAt)
+	b, t, ok := a.cells(g, tr.CreatedAt)
+	if !ok {
+		return
+	}
 	for _, c := range []*cell{b, t} {
 		c.count++
 		for i, m := range a.metrics {
@@ -224,7 +231,10 @@ func (a *aggregator) addErrors(tr *store.Trace) {
 
 // addRollup folds one roll-up row into group g.
 func (a *aggregator) addRollup(g string, r store.Rollup) {
-	b, t := a.cells(g, r.Minute)
+	b, t, ok := a.cells(g, r.Minute)
+	if !ok {
+		return
+	}
 	for _, c := range []*cell{b, t} {
 		c.count += r.Count
 		for name, m := range r.Metrics {

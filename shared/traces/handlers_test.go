@@ -199,6 +199,7 @@ func TestSearchAndIngestRefusals(t *testing.T) {
 		{"no run", searchPath, `{"start_time":"2026-01-01T00:00:00Z","end_time":"2026-01-01T01:00:00Z"}`, "admin", 422, "value_error", "[body]"},
 		{"interval 0", searchPath, `{` + exampleRange + `,"interval":0}`, "admin", 422, "greater_than_equal", "[body interval]"},
 		{"too many buckets", searchPath, `{"start_time":"2026-01-01T00:00:00Z","end_time":"2026-03-01T00:00:00Z","interval":1,` + ls + `}`, "admin", 422, "value_error", "[body]"},
+		{"range of centuries", searchPath, `{"start_time":"1000-01-01T00:00:00Z","end_time":"2026-01-01T00:00:00Z","interval":10000000,` + ls + `}`, "admin", 422, "value_error", "[body]"},
 		{"bad filter type", searchPath, `{` + exampleRange + `,"filters":[{"type":"nope","name":"input"}]}`, "admin", 422, "union_tag_invalid", "[body filters 0]"},
 		{"no filter type", searchPath, `{` + exampleRange + `,"filters":[{"name":"input"}]}`, "admin", 422, "union_tag_not_found", "[body filters 0]"},
 		{"bad operator", searchPath, `{` + exampleRange + `,"filters":[{"type":"text","name":"input","operator":"gt","value":"x"}]}`, "admin", 422, "enum", "[body filters 0 text operator]"},

@@ -14,6 +14,8 @@ const (
 	maxBuckets      = 10_000
 	// maxIntervalMinutes caps the bucket length used in time arithmetic.
 	maxIntervalMinutes = 10_000_000
+	// maxRange is the longest range a search may cover.
+	maxRange = 200 * 365 * 24 * time.Hour
 )
 
 // searchRequest is a validated body of operation 10.
@@ -99,6 +101,9 @@ func readSearch(errs *validate.Errors, raw any, present bool) searchRequest {
 	}
 	if okS && okE && !q.start.Before(q.end) {
 		errs.Add(validate.ValueError([]any{"body"}, o.Raw(), "start_time must be before end_time"))
+	} else if okS && okE && q.end.Sub(q.start) > maxRange {
+		// Durations saturate at 292 years; a longer range could not be bucketed.
+		errs.Add(validate.ValueError([]any{"body"}, o.Raw(), "the range from start_time to end_time must be at most 200 years"))
 	} else if okS && okE && q.interval > 0 && errs.Len() == before {
 		if n := bucketCount(q.start, q.end, q.interval); n > maxBuckets {
 			errs.Add(validate.ValueError([]any{"body"}, o.Raw(), fmt.Sprintf(
