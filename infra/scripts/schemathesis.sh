@@ -86,7 +86,9 @@ fi
 st_run() {
 	local name=$1
 	shift
-	SCHEMATHESIS_HOOKS=schemathesis_hooks PYTHONPATH="$root/infra/scripts" "$st" run docs/openapi.yaml \
+	# From the run directory: schemathesis keeps its cache in ./.schemathesis, which belongs
+	# to this run (cleared above), not to the repository.
+	(cd "$run" && SCHEMATHESIS_HOOKS=schemathesis_hooks PYTHONPATH="$root/infra/scripts" "$st" run "$root/docs/openapi.yaml" \
 		--url "$url" \
 		--header "Service-API-Key: $key" \
 		--checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,negative_data_rejection,ignored_auth \
@@ -100,7 +102,7 @@ st_run() {
 		--request-timeout 20 \
 		--report junit --report-junit-path "$run/junit-$name.xml" \
 		--no-color \
-		"$@" ${ST_ARGS:-}
+		"$@" ${ST_ARGS:-})
 }
 
 # Revoking an API key is run last and on its own: the stateful phase links GET /v2/api_keys
