@@ -74,6 +74,17 @@ export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_EC2_M
 step "go test" go test -count=1 "$@" ./... || finish
 # Every event once through BenchmarkEvents (first-run status checked), so `make bench` cannot rot.
 step bench go test -count=1 -run '^$' -bench BenchmarkEvents -benchtime 1x ./infra/invoke/ || finish
+# Each go fuzz target briefly past its seed corpus (which go test ran above): FUZZTIME each,
+# 5 s by default, about 45 s in all. A failing input lands in the package's testdata/fuzz.
+fuzz_targets() {
+	local t out
+	for t in validate:FuzzParseJSON validate:FuzzDecodeBody validate:FuzzPage httpapi:FuzzDecodeBody \
+		traces:FuzzReadSearch datasets:FuzzContentPage integrations:FuzzEndpointCheck; do
+		out=$(go test -run '^$' -fuzz "^${t#*:}\$" -fuzztime "${FUZZTIME:-5s}" "./shared/${t%%:*}" 2>&1) ||
+			{ printf '%s\n' "$out" >&2; echo "test.sh: fuzz target $t failed" >&2; return 1; }
+	done
+}
+step fuzz fuzz_targets || finish
 # OpenAPI-driven fuzzing of the local host, then a canary sweep of its log (about a minute).
 step schemathesis bash "$scripts/schemathesis.sh" || finish
 if [[ -f "$scripts/template-check.sh" ]]; then
