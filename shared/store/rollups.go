@@ -11,12 +11,13 @@ import (
 	"time"
 )
 
-// Roll-ups: per run, per group column, per minute and per group value, the trace count and
-// the statistics of every metric, so that a metrics search without filters reads one item per
-// minute (and group value) instead of every trace.
+// Roll-ups: per run, per group column, per minute (and per hour) and per group value, the
+// trace count and the statistics of every metric, so that a metrics search without filters
+// reads one item per minute or hour (and group value) instead of every trace.
 //
-//	record   PK                              SK                      notes
-//	roll-up  RUN#<run id>#ROLLUP#<group col> <minute>#<group value>  group col "_all" (value "") holds the totals
+//	record         PK                               SK                      notes
+//	minute roll-up RUN#<run id>#ROLLUP#<group col>  <minute>#<group value>  group col "_all" (value "") holds the totals
+//	hour roll-up   RUN#<run id>#ROLLUPH#<group col> <hour>#<group value>    the same, per hour (minute 00)
 //
 // Each group column has its own partition so that a query without group_by reads the totals
 // alone. Attributes, all folded in with atomic ADDs except min and max:
@@ -41,12 +42,30 @@ const EntityRollup = "rollup"
 
 const minuteLayout = "2006-01-02T15:04Z"
 
-// RollupPartition is the partition of a run's roll-ups by one group column.
-func RollupPartition(runID, groupCol string) string { return "RUN#" + runID + "#ROLLUP#" + groupCol }
+// Roll-up levels: the length of the period one roll-up item covers.
+type RollupLevel string
 
-// RollupKey is the key of the roll-up of one minute and group value.
-func RollupKey(runID, groupCol string, minute time.Time, value string) Key {
-	return Key{PK: RollupPartition(runID, groupCol), SK: minute.UTC().Format(minuteLayout) + "#" + value}
+const (
+	RollupMinute RollupLevel = ""  // one item per minute
+	RollupHour   RollupLevel = "H" // one item per hour
+)
+
+// Period is how long one item of the level covers.
+func (l RollupLevel) Period() time.Duration {
+	if l == RollupHour {
+		return time.Hour
+	}
+	return time.Minute
+}
+
+// RollupPartition is the partition of a run's roll-ups of one level by one group column.
+func RollupPartition(runID string, level RollupLevel, groupCol string) string {
+	return "RUN#" + runID + "#ROLLUP" + string(level) + "#" + groupCol
+}
+
+// RollupKey is the key of the roll-up of one period (its first minute) and group value.
+func RollupKey(runID string, level RollupLevel, groupCol string, minute time.Time, value string) Key {
+	return Key{PK: RollupPartition(runID, level, groupCol), SK: minute.UTC().Format(minuteLayout) + "#" + value}
 }
 
 // RollupMetric is the statistics of one metric in one roll-up.
@@ -65,7 +84,8 @@ func Scale(v float64) int64 { return int64(math.Round(v * RollupScale)) }
 
 // Rollup is the content of one roll-up item, or a delta to fold into one.
 type Rollup struct {
-	Minute  time.Time
+	Level   RollupLevel
+	Minute  time.Time // the first minute of the period
 	Group   string // group column, RollupAll for the totals
 	Value   string
 	Count   int64
@@ -96,7 +116,7 @@ func (r *Rollup) Metric(name string) *RollupMetric {
 
 // RollupItem is the item of r for runID as a bulk writer puts it (tests, backfills).
 func RollupItem(runID string, r Rollup) Item {
-	k := RollupKey(runID, r.Group, r.Minute, r.Value)
+	k := RollupKey(runID, r.Level, r.Group, r.Minute, r.Value)
 	it := Item{AttrPK: k.PK, AttrSK: k.SK}
 	for name, v := range rollupStatic(r) {
 		it[name] = v
@@ -114,7 +134,8 @@ func RollupItem(runID string, r Rollup) Item {
 }
 
 func rollupStatic(r Rollup) map[string]any {
-	set := map[string]any{AttrEntity: EntityRollup, "minute": r.Minute.UTC().Format(minuteLayout), "group": r.Group, "value": r.Value}
+	set := map[string]any{AttrEntity: EntityRollup, "minute": r.Minute.UTC().Format(minuteLayout), "group": r.Group,
+		"value": r.Value, "level": string(r.Level)}
 	for code, e := range r.Errors {
 		doc, _ := json.Marshal(e.Last)
 		set[fmt.Sprintf("ed#%d", code)] = string(doc)
@@ -144,7 +165,7 @@ func rollupAdds(r Rollup) map[string]int64 {
 // raises a max, one more update sets them all, conditioned on the values the first update
 // returned (compare-and-set), and retried from a fresh read when another writer moved them.
 func AddToRollup(ctx context.Context, t Table, runID string, delta Rollup) error {
-	k := RollupKey(runID, delta.Group, delta.Minute, delta.Value)
+	k := RollupKey(runID, delta.Level, delta.Group, delta.Minute, delta.Value)
 	it, err := t.Update(ctx, Update{Key: k, Set: rollupStatic(delta), Add: rollupAdds(delta)})
 	if err != nil {
 		return fmt.Errorf("add to roll-up %v: %w", k, err)
@@ -217,6 +238,8 @@ func ParseRollup(it Item) (Rollup, error) {
 	}
 	r.Minute = ts
 	r.Group, _ = it["group"].(string)
+	level, _ := it["level"].(string)
+	r.Level = RollupLevel(level)
 	r.Value, _ = it["value"].(string)
 	for name, v := range it {
 		kind, rest, ok := strings.Cut(name, "#")
@@ -286,10 +309,10 @@ func (r *Rollup) parseAttr(kind, rest string, v any) error {
 	return nil
 }
 
-// ScanRollups calls fn with every roll-up of the run's group column for the minutes in
-// [from, to) (both whole minutes), one page at a time.
-func ScanRollups(ctx context.Context, t Table, runID, groupCol string, from, to time.Time, fn func(Rollup) error) error {
-	q := Query{PK: RollupPartition(runID, groupCol), SKOp: SKBetween,
+// ScanRollups calls fn with every roll-up of the level and the run's group column for the
+// periods starting in [from, to) (both whole periods), one page at a time.
+func ScanRollups(ctx context.Context, t Table, runID string, level RollupLevel, groupCol string, from, to time.Time, fn func(Rollup) error) error {
+	q := Query{PK: RollupPartition(runID, level, groupCol), SKOp: SKBetween,
 		From: from.UTC().Format(minuteLayout), To: to.UTC().Format(minuteLayout)}
 	for {
 		p, err := t.Query(ctx, q)

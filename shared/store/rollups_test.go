@@ -36,7 +36,7 @@ func TestRollupRoundTripAndConcurrentAdds(t *testing.T) {
 			}
 		}
 		var got []store.Rollup
-		err := store.ScanRollups(ctx, tbl, "run1", "model", minute, minute.Add(time.Minute), func(r store.Rollup) error {
+		err := store.ScanRollups(ctx, tbl, "run1", store.RollupMinute, "model", minute, minute.Add(time.Minute), func(r store.Rollup) error {
 			got = append(got, r)
 			return nil
 		})
@@ -53,7 +53,14 @@ func TestRollupRoundTripAndConcurrentAdds(t *testing.T) {
 			t.Fatalf("categories %v errors %v", r.Metrics["tone"].Categories, r.Errors)
 		}
 		// The next minute and another group column are other items.
-		err = store.ScanRollups(ctx, tbl, "run1", "model", minute.Add(time.Minute), minute.Add(2*time.Minute), func(r store.Rollup) error {
+		err = store.ScanRollups(ctx, tbl, "run1", store.RollupMinute, "model", minute.Add(time.Minute), minute.Add(2*time.Minute), func(r store.Rollup) error {
+			return fmt.Errorf("unexpected %+v", r)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The hour level is another partition.
+		err = store.ScanRollups(ctx, tbl, "run1", store.RollupHour, "model", minute.Truncate(time.Hour), minute.Add(time.Hour), func(r store.Rollup) error {
 			return fmt.Errorf("unexpected %+v", r)
 		})
 		if err != nil {

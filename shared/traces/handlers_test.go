@@ -160,7 +160,7 @@ func TestIngestConcurrentRollups(t *testing.T) {
 	if sum[ExampleLogStreamID].NumTraces != 4+writers*each {
 		t.Errorf("num_traces = %d", sum[ExampleLogStreamID].NumTraces)
 	}
-	it, err := h.tbl.Get(t.Context(), store.RollupKey(ExampleLogStreamID, "model", time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC), "m"), true)
+	it, err := h.tbl.Get(t.Context(), store.RollupKey(ExampleLogStreamID, store.RollupMinute, "model", time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC), "m"), true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -212,8 +212,14 @@ func randomQuery(r *rand.Rand, run store.Run, traces []store.Trace) map[string]a
 	if r.Intn(4) == 0 { // not whole minutes: only a scan can answer
 		start = start.Add(time.Duration(r.Intn(60000)) * time.Millisecond)
 	}
+	interval := 1 + r.Intn(30)
+	if r.Intn(4) == 0 { // whole hours in buckets of whole hours: hourly roll-ups can answer
+		start = propStart.Add(time.Duration(r.Intn(4)-1) * time.Hour)
+		end = start.Add(time.Duration(1+r.Intn(4)) * time.Hour)
+		interval = 60 * (1 + r.Intn(2))
+	}
 	q := map[string]any{"start_time": start.Format(time.RFC3339Nano), "end_time": end.Format(time.RFC3339Nano),
-		"log_stream_id": run.ID, "interval": float64(1 + r.Intn(30))}
+		"log_stream_id": run.ID, "interval": float64(interval)}
 	groups := []string{"", "", "model", "provider", "name", "type", "status_code", "tags", "input", "metrics/correctness", "session_id", "is_complete"}
 	g := pick(r, groups)
 	if g != "" {
@@ -252,7 +258,7 @@ func TestPropertyPathsAgreeWithReference(t *testing.T) {
 	if testing.Short() {
 		cases = 150
 	}
-	usedRollups := 0
+	usedRollups, usedHours := 0, 0
 	for c := range cases {
 		body := randomQuery(r, run, traces)
 		raw, _ := json.Marshal(body)
@@ -263,8 +269,11 @@ func TestPropertyPathsAgreeWithReference(t *testing.T) {
 			if err != nil {
 				t.Fatalf("case %d %s: %v", c, raw, err)
 			}
-			if _, ok := rollupPlan(q); ok && rollups {
+			if _, level, ok := rollupPlan(q); ok && rollups {
 				usedRollups++
+				if level == store.RollupHour {
+					usedHours++
+				}
 			}
 			gb, _ := json.Marshal(got)
 			var gotAny any
@@ -274,8 +283,8 @@ func TestPropertyPathsAgreeWithReference(t *testing.T) {
 			}
 		}
 	}
-	if usedRollups < cases/5 {
-		t.Errorf("only %d of %d cases used the roll-ups", usedRollups, cases)
+	if usedRollups < cases/5 || usedHours < cases/20 {
+		t.Errorf("only %d of %d cases used the roll-ups, %d the hourly ones", usedRollups, cases, usedHours)
 	}
 }
 

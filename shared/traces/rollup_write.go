@@ -9,10 +9,11 @@ import (
 )
 
 // rollupDeltas folds traces into one delta per roll-up item they touch: the totals of their
-// minute, and one row per group column and value. Folding first keeps a request to one
+// minute and of their hour, and one row per group column and value of each. Folding first keeps a request to one
 // update per item however many of its traces share it.
 func rollupDeltas(traces []store.Trace) []store.Rollup {
 	type key struct {
+		level        store.RollupLevel
 		group, value string
 		minute       time.Time
 	}
@@ -21,16 +22,18 @@ func rollupDeltas(traces []store.Trace) []store.Rollup {
 	var buf []string
 	for i := range traces {
 		tr := &traces[i]
-		minute := tr.CreatedAt.UTC().Truncate(time.Minute)
 		fold := func(group, value string) {
-			k := key{group, value, minute}
-			r := byKey[k]
-			if r == nil {
-				r = &store.Rollup{Minute: minute, Group: group, Value: value}
-				byKey[k] = r
-				order = append(order, k)
+			for _, level := range []store.RollupLevel{store.RollupMinute, store.RollupHour} {
+				minute := tr.CreatedAt.UTC().Truncate(level.Period())
+				k := key{level, group, value, minute}
+				r := byKey[k]
+				if r == nil {
+					r = &store.Rollup{Level: level, Minute: minute, Group: group, Value: value}
+					byKey[k] = r
+					order = append(order, k)
+				}
+				foldTrace(r, tr)
 			}
-			foldTrace(r, tr)
 		}
 		fold(store.RollupAll, "")
 		for _, id := range rollupColumns {

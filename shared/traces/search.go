@@ -86,8 +86,8 @@ func runSearch(ctx context.Context, t store.Table, run store.Run, q searchReques
 func searchWith(ctx context.Context, t store.Table, run store.Run, q searchRequest, bound int64, rollups bool) (*searchResponse, error) {
 	cat := columns.ForSettings(run.MetricSettings)
 	a := newAggregator(q.start, q.end, q.interval, metricsFor(run))
-	if col, ok := rollupPlan(q); ok && rollups {
-		if err := fromRollups(ctx, t, run.ID, q, col, a); err != nil {
+	if col, level, ok := rollupPlan(q); ok && rollups {
+		if err := fromRollups(ctx, t, run.ID, q, level, col, a); err != nil {
 			return nil, err
 		}
 		return a.response(q.groupBy != ""), nil
@@ -109,33 +109,42 @@ func searchWith(ctx context.Context, t store.Table, run store.Run, q searchReque
 	return a.response(q.groupBy != ""), nil
 }
 
-// rollupPlan reports whether roll-ups answer q exactly, and from which group column: the
-// range must be whole minutes, group_by absent or a roll-up column, and every filter on one
-// single-valued roll-up column that group_by (if any) is too. Such a filter is a test of the
-// group value, which each roll-up row knows.
-func rollupPlan(q searchRequest) (string, bool) {
-	if q.start.Truncate(time.Minute) != q.start || q.end.Truncate(time.Minute) != q.end {
-		return "", false
+// rollupPlan reports whether roll-ups answer q exactly, from which group column and level:
+// the range must be whole minutes, group_by absent or a roll-up column, and every filter on
+// one single-valued roll-up column that group_by (if any) is too. Such a filter is a test of
+// the group value, which each roll-up row knows. Hour roll-ups serve a range of whole hours
+// in buckets of whole hours (60 times fewer items); minute roll-ups any other.
+func rollupPlan(q searchRequest) (string, store.RollupLevel, bool) {
+	if !aligned(q.start, q.end, time.Minute) {
+		return "", "", false
 	}
 	col := q.groupBy
 	if col != "" && !isRollupColumn(col) {
-		return "", false
+		return "", "", false
 	}
 	for _, f := range q.filters {
 		if f.column == "tags" || !isRollupColumn(f.column) || (col != "" && f.column != col) {
-			return "", false
+			return "", "", false
 		}
 		col = f.column
 	}
 	if col == "" {
 		col = store.RollupAll
 	}
-	return col, true
+	if aligned(q.start, q.end, time.Hour) && q.interval%time.Hour == 0 {
+		return col, store.RollupHour, true
+	}
+	return col, store.RollupMinute, true
+}
+
+// aligned reports whether both times are whole periods (UTC).
+func aligned(a, b time.Time, period time.Duration) bool {
+	return a.Truncate(period).Equal(a) && b.Truncate(period).Equal(b)
 }
 
 // fromRollups folds the roll-ups of col over the range, keeping the rows the filters pass.
-func fromRollups(ctx context.Context, t store.Table, runID string, q searchRequest, col string, a *aggregator) error {
-	return store.ScanRollups(ctx, t, runID, col, q.start, q.end, func(r store.Rollup) error {
+func fromRollups(ctx context.Context, t store.Table, runID string, q searchRequest, level store.RollupLevel, col string, a *aggregator) error {
+	return store.ScanRollups(ctx, t, runID, level, col, q.start, q.end, func(r store.Rollup) error {
 		if len(q.filters) > 0 {
 			tr := withField(col, r.Value)
 			for _, f := range q.filters {
@@ -153,25 +162,25 @@ func fromRollups(ctx context.Context, t store.Table, runID string, q searchReque
 	})
 }
 
-// estimateMinutes bounds the roll-up rows read to estimate a scan more closely than the run
+// estimateHours bounds the roll-up rows read to estimate a scan more closely than the run
 // summary does.
-const estimateMinutes = 20_000
+const estimateHours = 20_000
 
 // estimateScan estimates how many traces a scan of q reads: the run's trace count, or when
-// that passes the bound and the range is short enough, the count of the range from the
-// roll-up totals.
+// that passes the bound and the range is short enough, the count of the hours overlapping
+// the range from the hourly roll-up totals (an over-estimate by at most the two edge hours).
 func estimateScan(ctx context.Context, t store.Table, runID string, q searchRequest, bound int64) (int64, error) {
 	sums, err := store.GetRunSummaries(ctx, t, []string{runID})
 	if err != nil {
 		return 0, err
 	}
 	est := sums[runID].NumTraces
-	if est <= bound || q.end.Sub(q.start) > estimateMinutes*time.Minute {
+	if est <= bound || q.end.Sub(q.start) > estimateHours*time.Hour {
 		return est, nil
 	}
-	from, to := q.start.Truncate(time.Minute), q.end.Truncate(time.Minute).Add(time.Minute)
+	from, to := q.start.Truncate(time.Hour), q.end.Add(-1).Truncate(time.Hour).Add(time.Hour)
 	var n int64
-	err = store.ScanRollups(ctx, t, runID, store.RollupAll, from, to, func(r store.Rollup) error {
+	err = store.ScanRollups(ctx, t, runID, store.RollupHour, store.RollupAll, from, to, func(r store.Rollup) error {
 		n += r.Count
 		return nil
 	})
