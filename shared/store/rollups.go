@@ -86,7 +86,7 @@ func Scale(v float64) int64 { return int64(math.Round(v * RollupScale)) }
 type Rollup struct {
 	Level   RollupLevel
 	Minute  time.Time // the first minute of the period
-	Group   string // group column, RollupAll for the totals
+	Group   string    // group column, RollupAll for the totals
 	Value   string
 	Count   int64
 	Metrics map[string]*RollupMetric
