@@ -97,6 +97,10 @@ func BenchmarkFilteredScan100k(b *testing.B) {
 	if err := base.BatchWrite(context.Background(), items, nil); err != nil {
 		b.Fatal(err)
 	}
+	sum := store.RunSummary{RunID: run.ID, NumTraces: int64(len(items))}
+	if err := store.AddToRunSummary(context.Background(), base, run.ID, sum, propStart); err != nil {
+		b.Fatal(err)
+	}
 	ic := &itemCounter{Table: base}
 	q := searchRequest{start: propStart, end: propStart.Add(3 * time.Hour), interval: 5 * time.Minute,
 		filters: []*filter{{kind: "text", column: "input", op: "contains", strs: []string{"input 1"}, caseSensitive: true}}}

@@ -79,14 +79,20 @@ func Ingest(ctx context.Context, t store.Table, run store.Run, traces []store.Tr
 	if len(fresh) == 0 {
 		return 0, nil
 	}
-	sessions, err := newSessions(ctx, t, run.ID, fresh)
-	if err != nil {
-		return 0, err
-	}
-	if err := writeRollups(ctx, t, run.ID, rollupDeltas(fresh)); err != nil {
-		return 0, err
-	}
-	if err := store.MarkColumnsFilled(ctx, t, run.ID, filledColumns(fresh)...); err != nil {
+	// The session claims, the roll-ups and the column summary are independent: written at
+	// once. The run summary waits for the count of new sessions.
+	var sessions int64
+	var errSessions, errRollups, errColumns error
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() { defer wg.Done(); sessions, errSessions = newSessions(ctx, t, run.ID, fresh) }()
+	go func() { defer wg.Done(); errRollups = writeRollups(ctx, t, run.ID, rollupDeltas(fresh)) }()
+	go func() {
+		defer wg.Done()
+		errColumns = store.MarkColumnsFilled(ctx, t, run.ID, filledColumns(fresh)...)
+	}()
+	wg.Wait()
+	if err := errors.Join(errSessions, errRollups, errColumns); err != nil {
 		return 0, err
 	}
 	if err := store.AddToRunSummary(ctx, t, run.ID, summaryDelta(run.ID, fresh, sessions), now); err != nil {

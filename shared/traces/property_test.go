@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalobs/evalapi/shared/columns"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
 )
@@ -281,6 +282,21 @@ func TestPropertyPathsAgreeWithReference(t *testing.T) {
 			if diff := compare("", gotAny, want); diff != "" {
 				t.Fatalf("case %d (roll-ups allowed %v) %s:\n%s", c, rollups, raw, diff)
 			}
+		}
+		// The scan cut into as many parallel time slices as it takes for a large run.
+		a := newAggregator(q.start, q.end, q.interval, metricsFor(run))
+		var gcol columns.Column
+		if q.groupBy != "" {
+			gcol, _ = columns.ForSettings(run.MetricSettings).Lookup(q.groupBy)
+		}
+		if err := fromScan(t.Context(), tbl, run.ID, q, gcol, a, 1<<40, DefaultScanBound); err != nil {
+			t.Fatal(err)
+		}
+		gb, _ := json.Marshal(a.response(q.groupBy != ""))
+		var gotAny any
+		_ = json.Unmarshal(gb, &gotAny)
+		if diff := compare("", gotAny, want); diff != "" {
+			t.Fatalf("case %d (sliced scan) %s:\n%s", c, raw, diff)
 		}
 	}
 	if usedRollups < cases/5 || usedHours < cases/20 {

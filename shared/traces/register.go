@@ -72,15 +72,20 @@ var runFieldKind = map[string]string{
 	"experiment_id": store.RunExperiment,
 }
 
-// findRun reads the project, then the run the request names, answering 404 for whichever is
-// missing or of another organization.
+// findRun reads the project and the run the request names at once (one wave of reads),
+// answering 404 for whichever is missing or of another organization, the project first.
 func (h *handlers) findRun(ctx context.Context, c auth.Caller, projectID string, ref runRef) (store.Run, error) {
-	if _, err := store.GetProject(ctx, h.Table, c.OrgID, projectID); errors.Is(err, store.ErrNotFound) {
-		return store.Run{}, httpapi.NotFound("Project")
-	} else if err != nil {
-		return store.Run{}, err
-	}
+	projectErr := make(chan error, 1)
+	go func() {
+		_, err := store.GetProject(ctx, h.Table, c.OrgID, projectID)
+		projectErr <- err
+	}()
 	run, err := store.GetRun(ctx, h.Table, c.OrgID, projectID, ref.id)
+	if perr := <-projectErr; errors.Is(perr, store.ErrNotFound) {
+		return store.Run{}, httpapi.NotFound("Project")
+	} else if perr != nil {
+		return store.Run{}, perr
+	}
 	if errors.Is(err, store.ErrNotFound) || (err == nil && run.Kind != runFieldKind[ref.field]) {
 		return store.Run{}, httpapi.NotFound(runFieldResource[ref.field])
 	}

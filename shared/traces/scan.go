@@ -14,18 +14,24 @@ import (
 
 var errScanBound = errors.New("scan bound passed")
 
-// scanSlices is how many time slices of the range are read at once: the reads wait on the
-// table far more than they compute, so more slices than cores pay off.
-func scanSlices() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
+// scanSlices is how many time slices of the range are read at once for an estimate of est
+// traces: one per sliceTraces, up to four or two per core (the reads wait on the table far
+// more than they compute, so more slices than cores pay off), and one for a small run.
+func scanSlices(est int64) int {
+	return int(max(1, min(est/sliceTraces, int64(max(4, 2*runtime.GOMAXPROCS(0))))))
+}
+
+// sliceTraces is the number of traces worth a slice of its own.
+const sliceTraces = 20_000
 
 // minSliceSpan keeps slices from being cut finer than a minute.
 const minSliceSpan = time.Minute
 
-// fromScan reads the traces of the range in one streaming pass, split into time slices read
-// in parallel, each folded into an aggregator of its own (one page in memory per slice) and
+// fromScan reads the traces of the range (about est) in one streaming pass, split into time
+// slices read in parallel, each folded into an aggregator of its own (one page in memory per slice) and
 // merged at the end. Passing bound traces stops every slice with the 422 of a too-wide query.
-func fromScan(ctx context.Context, t store.Table, runID string, q searchRequest, gcol columns.Column, a *aggregator, bound int64) error {
-	n := scanSlices()
+func fromScan(ctx context.Context, t store.Table, runID string, q searchRequest, gcol columns.Column, a *aggregator, est, bound int64) error {
+	n := scanSlices(est)
 	span := q.end.Sub(q.start)
 	if span/time.Duration(n) < minSliceSpan {
 		n = max(1, int(span/minSliceSpan))

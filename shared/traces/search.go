@@ -103,7 +103,7 @@ func searchWith(ctx context.Context, t store.Table, run store.Run, q searchReque
 	if q.groupBy != "" {
 		gcol, _ = cat.Lookup(q.groupBy)
 	}
-	if err := fromScan(ctx, t, run.ID, q, gcol, a, bound); err != nil {
+	if err := fromScan(ctx, t, run.ID, q, gcol, a, est, bound); err != nil {
 		return nil, err
 	}
 	return a.response(q.groupBy != ""), nil
