@@ -245,3 +245,36 @@ func TestSearchAndIngestRefusals(t *testing.T) {
 		})
 	}
 }
+
+func TestExperimentRun(t *testing.T) {
+	h := newHarness(t, 0)
+	const expID = "6a1f0c3e-8b2d-4e5f-9a7c-1d2e3f4a5b99"
+	e := store.Experiment{ID: expID, ProjectID: ExampleProjectID, OrgID: h.org.ID, Name: "exp", CreatedAt: testNow, UpdatedAt: testNow,
+		MetricSettings: store.MetricSettings{Scorers: []store.ScorerConfig{{ID: "s", Name: ptr("grade"), RollUpMethod: ptr("max")}}}}
+	if err := store.CreateExperiment(t.Context(), h.tbl, e); err != nil {
+		t.Fatal(err)
+	}
+	code, resp := h.do(&h.org.Admin, "POST", ingestPath, `{"experiment_id":"`+expID+`","traces":[
+		{"created_at":"2026-01-01T00:00:10Z","metrics":{"grade":3}},{"created_at":"2026-01-01T00:00:20Z","metrics":{"grade":7}}]}`)
+	if code != http.StatusOK || !strings.Contains(resp, `"num_traces":2`) {
+		t.Fatalf("ingest into experiment: %d %s", code, resp)
+	}
+	a := h.search(`{"start_time":"2026-01-01T00:00:00Z","end_time":"2026-01-01T00:01:00Z","experiment_id":"` + expID + `"}`)
+	if !near(a.AggregateMetrics["count"], 2) || !near(a.AggregateMetrics["grade"], 7) {
+		t.Errorf("experiment search %v", a.AggregateMetrics)
+	}
+	if _, ok := a.AggregateMetrics["correctness"]; ok {
+		t.Error("the log stream's scorers leaked into the experiment's metrics")
+	}
+	sum, _ := store.GetRunSummaries(t.Context(), h.tbl, []string{expID})
+	if sum[expID].NumTraces != 2 || *sum[expID].Metrics["grade"].Max != 7 {
+		t.Errorf("experiment summary %+v", sum[expID])
+	}
+	// An experiment named as a log stream, and a metrics testing id, are not found.
+	for _, field := range []string{"log_stream_id", "metrics_testing_id"} {
+		code, resp := h.do(&h.org.Admin, "POST", searchPath, `{"start_time":"2026-01-01T00:00:00Z","end_time":"2026-01-01T00:01:00Z","`+field+`":"`+expID+`"}`)
+		if code != http.StatusNotFound {
+			t.Errorf("%s: %d %s", field, code, resp)
+		}
+	}
+}
