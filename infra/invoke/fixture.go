@@ -9,20 +9,34 @@ import (
 	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/datasets"
 	"github.com/evalobs/evalapi/shared/experiments"
+	"github.com/evalobs/evalapi/shared/integrations"
+	"github.com/evalobs/evalapi/shared/scorers"
 	"github.com/evalobs/evalapi/shared/store"
+	"github.com/evalobs/evalapi/shared/traces"
 )
 
 // The fixture that the sample events under events/ are written against: an organization
-// with one admin and the examples of shared/datasets (a dataset shared with a group) and
-// shared/experiments (a project with a log stream and an experiment). Events authenticate as that admin with HTTP Basic (FixtureAuthorization),
-// one of the service's four schemes, because its credentials are fixed while Bootstrap's
-// API key is random.
+// with one admin, a second user (FixtureUserID), an empty group (FixtureGroupID), and the examples of the operation groups:
+// a dataset shared with a group (shared/datasets), a project with a log stream and an
+// experiment (shared/experiments), an llm scorer (shared/scorers), a
+// project whose log stream holds traces (shared/traces), a model-vendor
+// integration of the admin (shared/integrations) and a signals configuration of the
+// experiment. Events authenticate as the admin with HTTP Basic (FixtureAuthorization), one
+// of the service's four schemes, because its credentials are fixed while Bootstrap's API key
+// is random.
 const (
 	FixtureEmail    = "fixture-admin@example.com"
 	FixturePassword = "fixture-password-0123456789"
 	// FixtureAuthorization is the header "authorization" of the events that act as the
 	// fixture's admin: Basic base64(FixtureEmail ":" FixturePassword).
 	FixtureAuthorization = "Basic Zml4dHVyZS1hZG1pbkBleGFtcGxlLmNvbTpmaXh0dXJlLXBhc3N3b3JkLTAxMjM0NTY3ODk="
+
+	// FixtureUserID is a second user of the organization (role user, invited: no password),
+	// whom events share datasets and integrations with and add to groups.
+	FixtureUserID    = "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e50"
+	FixtureUserEmail = "fixture-reviewer@example.com"
+	// FixtureGroupID is a group with no members that no dataset is shared with yet.
+	FixtureGroupID = "6e8a0c2e-4f6b-4d8a-8c2e-4f6a8c0e2b4d"
 )
 
 // seed writes the fixture into d's (empty) table.
@@ -41,12 +55,33 @@ func seed(ctx context.Context, d app.Deps) error {
 	if !res.Created {
 		return fmt.Errorf("seed: the table already has an organization")
 	}
+	now := d.Now().UTC().Truncate(time.Microsecond)
+	user := store.User{ID: FixtureUserID, OrgID: res.OrgID, Email: FixtureUserEmail, FirstName: "Grace",
+		LastName: "Hopper", Role: string(auth.RoleUser), State: store.UserInvited, CreatedAt: now, UpdatedAt: now}
+	if err := store.CreateUser(ctx, d.Table, user, ""); err != nil {
+		return fmt.Errorf("seed: %w", err)
+	}
+	group := store.Group{ID: FixtureGroupID, OrgID: res.OrgID, Name: "fixture-writers", Visibility: "public",
+		CreatedBy: res.UserID, CreatedAt: now}
+	if err := store.CreateGroup(ctx, d.Table, group); err != nil {
+		return fmt.Errorf("seed: %w", err)
+	}
 	for _, example := range []func(context.Context, store.Table, string, string, time.Time) error{
-		datasets.SeedExample, experiments.SeedExample,
+		datasets.SeedExample, experiments.SeedExample, scorers.SeedExample, traces.SeedExample,
 	} {
-		if err := example(ctx, d.Table, res.OrgID, res.UserID, d.Now()); err != nil {
+		if err := example(ctx, d.Table, res.OrgID, res.UserID, now); err != nil {
 			return fmt.Errorf("seed: %w", err)
 		}
+	}
+	if err := integrations.SeedExample(ctx, d.Table, d.Secrets, res.OrgID, res.UserID, now); err != nil {
+		return fmt.Errorf("seed: %w", err)
+	}
+	_, err = store.PutSignalsConfig(ctx, d.Table, store.SignalsConfig{ID: "5b7d9f1a-3c5e-4a7b-9d1f-3b5d7f9a1c3e",
+		OrgID: res.OrgID, ProjectID: experiments.ExampleProjectID, RunID: experiments.ExampleExperimentID,
+		RunKind: store.RunExperiment, RunMode: "ON_DEMAND", Model: "gpt-4o-mini", FocusOn: "refusals",
+		NotificationSeverities: []string{}, CreatedAt: now, UpdatedAt: now})
+	if err != nil {
+		return fmt.Errorf("seed: %w", err)
 	}
 	return nil
 }

@@ -28,10 +28,27 @@ func (h *handlers) search(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// The run's summary (its trace count bounds a scan) is read while the run is looked
+	// up, and used only once the run is known to be the caller's.
+	type summary struct {
+		sums map[string]store.RunSummary
+		err  error
+	}
+	sc := make(chan summary, 1)
+	go func() {
+		sums, err := store.GetRunSummaries(r.Context(), h.Table, []string{q.run.id})
+		sc <- summary{sums, err}
+	}()
 	run, err := h.findRun(r.Context(), c, projectID, q.run)
+	s := <-sc
 	if err != nil {
 		return err
 	}
+	if s.err != nil {
+		return s.err
+	}
+	n := s.sums[q.run.id].NumTraces
+	q.runTraces = &n
 	if err := checkColumns(run, q, raw); err != nil {
 		return err
 	}
@@ -170,17 +187,22 @@ const estimateHours = 20_000
 // that passes the bound and the range is short enough, the count of the hours overlapping
 // the range from the hourly roll-up totals (an over-estimate by at most the two edge hours).
 func estimateScan(ctx context.Context, t store.Table, runID string, q searchRequest, bound int64) (int64, error) {
-	sums, err := store.GetRunSummaries(ctx, t, []string{runID})
-	if err != nil {
-		return 0, err
+	var est int64
+	if q.runTraces != nil {
+		est = *q.runTraces
+	} else {
+		sums, err := store.GetRunSummaries(ctx, t, []string{runID})
+		if err != nil {
+			return 0, err
+		}
+		est = sums[runID].NumTraces
 	}
-	est := sums[runID].NumTraces
 	if est <= bound || q.end.Sub(q.start) > estimateHours*time.Hour {
 		return est, nil
 	}
 	from, to := q.start.Truncate(time.Hour), q.end.Add(-1).Truncate(time.Hour).Add(time.Hour)
 	var n int64
-	err = store.ScanRollups(ctx, t, runID, store.RollupHour, store.RollupAll, from, to, func(r store.Rollup) error {
+	err := store.ScanRollups(ctx, t, runID, store.RollupHour, store.RollupAll, from, to, func(r store.Rollup) error {
 		n += r.Count
 		return nil
 	})

@@ -26,6 +26,9 @@ type searchRequest struct {
 	filters    []*filter
 	groupBy    string
 	raw        any // the body, for errors about the whole query
+	// runTraces is the run's trace count when the handler read its summary already (while it
+	// looked the run up), so that the scan estimate costs no round trip of its own.
+	runTraces *int64
 }
 
 // runFields are the body fields that name the run, of which exactly one is sent.
