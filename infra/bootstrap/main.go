@@ -6,7 +6,7 @@
 //	go run ./infra/bootstrap -table evalapi-dev-Table-XYZ -jwt-secret-arn arn:... -secrets-prefix evalapi/dev/
 //
 // Each flag falls back to its environment variable (TABLE_NAME, JWT_SECRET_ARN,
-// SECRETS_PREFIX, AWS_REGION); ADMIN_EMAIL and ADMIN_PASSWORD choose the admin's credentials.
+// API_KEY_PEPPER_ARN, SECRETS_PREFIX, AWS_REGION); ADMIN_EMAIL and ADMIN_PASSWORD choose the admin's credentials.
 // DYNAMODB_ENDPOINT and SECRETSMANAGER_ENDPOINT point it at emulators (the tests do).
 package main
 
@@ -42,13 +42,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fs.SetOutput(stderr)
 	table := fs.String("table", getenv("TABLE_NAME"), "the stack's table (output TableName)")
 	jwtRef := fs.String("jwt-secret-arn", getenv("JWT_SECRET_ARN"), "the stack's signing secret (output JwtSigningSecretArn)")
+	pepperRef := fs.String("api-key-pepper-arn", getenv("API_KEY_PEPPER_ARN"), "the stack's API-key pepper secret (output ApiKeyPepperSecretArn)")
 	prefix := fs.String("secrets-prefix", getenv("SECRETS_PREFIX"), "the stack's SecretsPrefix parameter (output SecretsPrefix)")
 	region := fs.String("region", getenv("AWS_REGION"), "the stack's region")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	env := map[string]string{
-		"TABLE_NAME": *table, "JWT_SECRET_ARN": *jwtRef, "SECRETS_PREFIX": *prefix,
+		"TABLE_NAME": *table, "JWT_SECRET_ARN": *jwtRef, "API_KEY_PEPPER_ARN": *pepperRef, "SECRETS_PREFIX": *prefix,
 		"DYNAMODB_ENDPOINT": getenv("DYNAMODB_ENDPOINT"), "SECRETSMANAGER_ENDPOINT": getenv("SECRETSMANAGER_ENDPOINT"),
 	}
 	cfg, err := app.ReadConfig(app.Cloud, func(k string) string { return env[k] })

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
+	"net/http/httptest"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +19,9 @@ import (
 
 	"github.com/evalobs/evalapi/infra/table"
 	"github.com/evalobs/evalapi/infra/testenv"
+	"github.com/evalobs/evalapi/shared/app"
+	"github.com/evalobs/evalapi/shared/app/groups"
+	"github.com/evalobs/evalapi/shared/secrets/awssm"
 	"github.com/evalobs/evalapi/shared/store/dynamo"
 )
 
@@ -57,13 +63,19 @@ func TestRunAgainstEmulators(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	pepper, err := sm.CreateSecret(ctx, &secretsmanager.CreateSecretInput{Name: aws.String(prefix + "pepper"),
+		SecretString: aws.String("fedcba9876543210fedcba9876543210fedcba9876543210")})
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	env := map[string]string{
 		"DYNAMODB_ENDPOINT": ddbEndpoint, "SECRETSMANAGER_ENDPOINT": smEndpoint,
 		"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test",
 		"ADMIN_EMAIL": "ops@example.com",
 	}
-	args := []string{"-table", tableName, "-jwt-secret-arn", aws.ToString(sec.ARN), "-secrets-prefix", prefix, "-region", "us-east-1"}
+	args := []string{"-table", tableName, "-jwt-secret-arn", aws.ToString(sec.ARN), "-api-key-pepper-arn", aws.ToString(pepper.ARN),
+		"-secrets-prefix", prefix, "-region", "us-east-1"}
 	var out, stderr bytes.Buffer
 	if err := run(ctx, args, func(k string) string { return env[k] }, &out, &stderr); err != nil {
 		t.Fatalf("first run: %v\n%s", err, stderr.String())
@@ -73,6 +85,32 @@ func TestRunAgainstEmulators(t *testing.T) {
 			t.Errorf("first run printed %q, want it to contain %q", out.String(), want)
 		}
 	}
+	// The key authenticates with the Lambda functions' configuration of the same stack.
+	key := regexp.MustCompile(`evo_\S+`).FindString(out.String())
+	cfg, err := app.ReadConfig(app.Cloud, func(k string) string {
+		return map[string]string{"TABLE_NAME": tableName, "JWT_SECRET_ARN": aws.ToString(sec.ARN),
+			"API_KEY_PEPPER_ARN": aws.ToString(pepper.ARN), "SECRETS_PREFIX": prefix}[k]
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	awssmStore, err := awssm.New(sm, prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := app.NewDeps(cfg, slog.New(slog.DiscardHandler), dynamo.New(ddb, tableName), awssmStore)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := httptest.NewRequest("GET", "/v2/current_user", nil)
+	req.Header.Set("Service-API-Key", key)
+	rec := httptest.NewRecorder()
+	app.NewRouter(d, groups.Auth).ServeHTTP(rec, req)
+	if rec.Code != 200 || !strings.Contains(rec.Body.String(), "ops@example.com") {
+		t.Errorf("GET /v2/current_user with the bootstrap key: %d %s", rec.Code, rec.Body)
+	}
+	d.Auth.Wait()
+
 	out.Reset()
 	if err := run(ctx, args, func(k string) string { return env[k] }, &out, &stderr); err != nil {
 		t.Fatalf("second run: %v\n%s", err, stderr.String())

@@ -29,4 +29,5 @@ else:
 ' "$1" <<<"$outputs"; }
 
 exec go run ./infra/bootstrap -region "$region" -table "$(output TableName)" \
-	-jwt-secret-arn "$(output JwtSigningSecretArn)" -secrets-prefix "$(output SecretsPrefix)"
+	-jwt-secret-arn "$(output JwtSigningSecretArn)" -api-key-pepper-arn "$(output ApiKeyPepperSecretArn)" \
+	-secrets-prefix "$(output SecretsPrefix)"

@@ -26,8 +26,9 @@ type Config struct {
 	TableName     string // TABLE_NAME
 	SecretsPrefix string // SECRETS_PREFIX: names of the secrets the service creates
 	JWTSecretARN  string // JWT_SECRET_ARN: the HMAC key of access and refresh tokens
-	// APIKeyPepperARN (API_KEY_PEPPER_ARN) names a pepper secret that template.yaml
-	// creates; optional, as shared/auth derives its pepper from the signing secret.
+	// APIKeyPepperARN (API_KEY_PEPPER_ARN) names the secret the API-key pepper is derived
+	// from (template.yaml creates it); when empty, the local default, shared/auth derives
+	// the pepper from the signing secret.
 	APIKeyPepperARN string
 
 	// Endpoints of emulators (DynamoDB Local, moto); empty means AWS itself.

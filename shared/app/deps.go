@@ -17,6 +17,7 @@ func NewDeps(cfg Config, log *slog.Logger, tbl store.Table, sec secrets.Store) (
 		Table:      tbl,
 		Secrets:    sec,
 		SecretRef:  cfg.JWTSecretARN,
+		PepperRef:  cfg.APIKeyPepperARN,
 		AccessTTL:  cfg.AccessTokenTTL,
 		RefreshTTL: cfg.RefreshTokenTTL,
 		Logger:     log,

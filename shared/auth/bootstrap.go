@@ -17,6 +17,7 @@ import (
 type BootstrapOptions struct {
 	Secrets   secrets.Store // required: the store of the signing secret (the API key's pepper)
 	SecretRef string        // required: the signing secret's ref (env JWT_SECRET_ARN)
+	PepperRef string        // the API-key pepper secret's ref (env API_KEY_PEPPER_ARN), as in Config
 
 	OrgName       string // default "default"
 	AdminEmail    string // env ADMIN_EMAIL; default admin@example.com
@@ -46,7 +47,7 @@ func Bootstrap(ctx context.Context, table store.Table, opts BootstrapOptions) (B
 	if err != nil || exists {
 		return BootstrapResult{}, err
 	}
-	kr := &keyring{store: opts.Secrets, ref: opts.SecretRef}
+	kr := &keyring{store: opts.Secrets, ref: opts.SecretRef, pepperRef: opts.PepperRef}
 	k, err := kr.get(ctx)
 	if err != nil {
 		return BootstrapResult{}, err

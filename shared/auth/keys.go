@@ -57,9 +57,15 @@ func deriveKeys(secret []byte) (*keys, error) {
 // keyring reads the signing secret through the secrets port on first use and keeps the
 // derived keys for the life of the process: a rotated secret takes effect in new instances.
 // A failed read is not remembered, so the next request tries again.
+//
+// The API-key pepper comes from its own secret when pepperRef is set (the stack's
+// API_KEY_PEPPER_ARN), so that rotating the signing secret logs users out without
+// invalidating every API key; without it (the local hosts) it is derived from the signing
+// secret too.
 type keyring struct {
-	store secrets.Store
-	ref   string
+	store     secrets.Store
+	ref       string
+	pepperRef string
 
 	mu   sync.Mutex
 	keys *keys
@@ -80,8 +86,30 @@ func (r *keyring) get(ctx context.Context) (*keys, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.pepperRef != "" {
+		if k.pepper, err = r.pepperFrom(ctx); err != nil {
+			return nil, err
+		}
+	}
 	r.keys = k
 	return k, nil
+}
+
+// pepperFrom derives the API-key pepper from the pepper secret.
+func (r *keyring) pepperFrom(ctx context.Context) ([]byte, error) {
+	secret, err := r.store.Get(ctx, r.pepperRef)
+	if err != nil {
+		return nil, fmt.Errorf("auth: read api-key pepper secret: %w", err)
+	}
+	defer clear(secret)
+	if len(secret) < MinSecretLen {
+		return nil, fmt.Errorf("auth: api-key pepper secret has %d bytes, fewer than %d", len(secret), MinSecretLen)
+	}
+	pepper, err := hkdf.Key(sha256.New, secret, nil, labelPepper, 32)
+	if err != nil {
+		return nil, fmt.Errorf("auth: derive api-key pepper: %w", err)
+	}
+	return pepper, nil
 }
 
 // EnsureSigningSecret returns the ref of the signing secret called name, creating it with

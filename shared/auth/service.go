@@ -30,6 +30,9 @@ type Config struct {
 	Table     store.Table   // required
 	Secrets   secrets.Store // required: where the signing secret lives
 	SecretRef string        // required: the signing secret's ref (env JWT_SECRET_ARN)
+	// PepperRef is the API-key pepper secret's ref (env API_KEY_PEPPER_ARN); empty derives
+	// the pepper from the signing secret.
+	PepperRef string
 
 	AccessTTL  time.Duration // default DefaultAccessTTL
 	RefreshTTL time.Duration // default DefaultRefreshTTL
@@ -66,7 +69,7 @@ func New(cfg Config) (*Service, error) {
 	}
 	s := &Service{
 		table:      cfg.Table,
-		keyring:    &keyring{store: cfg.Secrets, ref: cfg.SecretRef},
+		keyring:    &keyring{store: cfg.Secrets, ref: cfg.SecretRef, pepperRef: cfg.PepperRef},
 		accessTTL:  orDefault(cfg.AccessTTL, DefaultAccessTTL),
 		refreshTTL: orDefault(cfg.RefreshTTL, DefaultRefreshTTL),
 		log:        cfg.Logger,

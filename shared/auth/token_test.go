@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"strings"
@@ -133,5 +134,49 @@ func TestKeyringReadsOnceAndRetriesFailures(t *testing.T) {
 	b, _ := kr.get(ctx)
 	if a != b || fs.gets != 2 {
 		t.Fatalf("keys read %d times, want 2 (one failure, one success)", fs.gets)
+	}
+}
+
+// With a pepper secret of its own, the API-key pepper survives a rotation of the signing
+// secret (and differs from the pepper derived from the signing secret alone).
+func TestKeyringPepperSecret(t *testing.T) {
+	ctx := t.Context()
+	mem := secrets.NewMemory()
+	put := func(name, value string) string {
+		ref, err := mem.Put(ctx, name, []byte(value), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ref
+	}
+	jwtA := put("jwt-a", strings.Repeat("a", 48))
+	jwtB := put("jwt-b", strings.Repeat("b", 48))
+	pepper := put("pepper", strings.Repeat("p", 48))
+	short := put("short", "too-short")
+
+	get := func(kr *keyring) *keys {
+		t.Helper()
+		k, err := kr.get(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	beforeRotation := get(&keyring{store: mem, ref: jwtA, pepperRef: pepper})
+	afterRotation := get(&keyring{store: mem, ref: jwtB, pepperRef: pepper})
+	if !bytes.Equal(beforeRotation.pepper, afterRotation.pepper) {
+		t.Error("rotating the signing secret changed the pepper of a separate pepper secret")
+	}
+	if bytes.Equal(beforeRotation.access, afterRotation.access) {
+		t.Error("rotating the signing secret kept the access-token key")
+	}
+	if derived := get(&keyring{store: mem, ref: jwtA}); bytes.Equal(derived.pepper, beforeRotation.pepper) {
+		t.Error("the pepper secret is ignored: same pepper as the one derived from the signing secret")
+	}
+	if _, err := (&keyring{store: mem, ref: jwtA, pepperRef: short}).get(ctx); err == nil || strings.Contains(err.Error(), "too-short") {
+		t.Errorf("short pepper secret: %v, want an error that does not quote it", err)
+	}
+	if _, err := (&keyring{store: mem, ref: jwtA, pepperRef: "missing"}).get(ctx); err == nil {
+		t.Error("missing pepper secret accepted")
 	}
 }

@@ -17,6 +17,7 @@ func Bootstrap(ctx context.Context, d app.Deps, getenv func(string) string, out 
 	res, err := auth.Bootstrap(ctx, d.Table, auth.BootstrapOptions{
 		Secrets:       d.Secrets,
 		SecretRef:     d.Config.JWTSecretARN,
+		PepperRef:     d.Config.APIKeyPepperARN,
 		AdminEmail:    getenv("ADMIN_EMAIL"),
 		AdminPassword: getenv("ADMIN_PASSWORD"),
 		Now:           d.Now,
