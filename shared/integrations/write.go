@@ -81,10 +81,17 @@ func (h *handlers) save(w http.ResponseWriter, r *http.Request, wr write) error 
 		now := h.now()
 		in := store.Integration{ID: uuid.NewString(), OrgID: c.OrgID, OwnerID: c.UserID, Provider: wr.provider,
 			Name: wr.provider, Settings: wr.settings, Revision: uuid.NewString(), CreatedAt: now, UpdatedAt: now}
+		var restore []byte // the replaced credentials, put back if the record write fails
 		if exists {
 			in.ID, in.CreatedAt, in.IsSelected, in.IsDisabled = prev.ID, prev.CreatedAt, prev.IsSelected, prev.IsDisabled
+			if restore, err = h.Secrets.Get(ctx, prev.SecretRef); err != nil {
+				h.Log.ErrorContext(ctx, "integration secret read failed", "integration_id", in.ID, "error", err)
+				return errSecretStore
+			}
 		}
-		if in.SecretRef, err = h.putSecret(ctx, c, in, wr.creds); err != nil {
+		in.SecretRef, err = h.putSecret(ctx, c, in, wr.creds)
+		if err != nil {
+			clear(restore)
 			return err
 		}
 		if exists {
@@ -97,9 +104,15 @@ func (h *handlers) save(w http.ResponseWriter, r *http.Request, wr write) error 
 			return nil
 		}
 		raced := errors.Is(err, store.ErrConditionFailed) || errors.Is(err, store.ErrAlreadyExists) || errors.Is(err, store.ErrConflict)
-		if !exists && (raced || !h.recordWritten(ctx, in)) {
+		switch {
+		case !exists && (raced || !h.recordWritten(ctx, in)):
 			h.dropSecret(ctx, in)
+		case exists && !raced && !h.recordWritten(ctx, in):
+			// The record still names the old revision: give it back its credentials. (After
+			// a lost race the winner's secret must stay: the next round writes ours again.)
+			h.restoreSecret(ctx, in, restore)
 		}
+		clear(restore)
 		if !raced {
 			return err
 		}
@@ -165,6 +178,18 @@ func (h *handlers) dropSecret(ctx context.Context, in store.Integration) {
 	defer cancel()
 	if err := h.Secrets.Delete(ctx, in.SecretRef); err != nil {
 		h.Log.ErrorContext(ctx, "orphan integration secret not deleted", "integration_id", in.ID, "error", err)
+	}
+}
+
+// restoreSecret puts back the credentials a failed replace overwrote, even when the request
+// was cancelled. When that fails too, the record's revision no longer matches its secret, so
+// ReadSecret refuses the pair until the next PUT repairs it.
+func (h *handlers) restoreSecret(ctx context.Context, in store.Integration, value []byte) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	tags := map[string]string{"organization": in.OrgID, "owner": in.OwnerID, "integration": in.ID}
+	if _, err := h.Secrets.Put(ctx, SecretName(in.ID), value, tags); err != nil {
+		h.Log.ErrorContext(ctx, "replaced integration secret not restored", "integration_id", in.ID, "error", err)
 	}
 }
 

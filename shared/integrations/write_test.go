@@ -225,16 +225,16 @@ func TestFailuresStoreNothing(t *testing.T) {
 	}
 	h.tbl.failWrites.Store(false)
 
-	// A replace whose record write fails leaves a secret the reader can tell apart; the next
-	// PUT repairs it.
+	// A replace whose record write fails puts the replaced credentials back: the
+	// integration keeps working with the old token.
 	h.put(&h.org.User, "model-vendor", `{"token":"tok-1"}`)
 	h.tbl.failWrites.Store(true)
 	if code, _ := h.do(&h.org.User, "PUT", "/v2/integrations/model-vendor", `{"token":"tok-2"}`); code != 500 {
 		t.Fatalf("replace with the table down: %d", code)
 	}
 	in, _ := store.OwnIntegration(t.Context(), h.tbl, h.org.ID, h.org.User.UserID, ProviderModelVendor)
-	if _, _, ok, _ := ReadSecret(t.Context(), h.sec, in); ok {
-		t.Fatal("a secret newer than the record reads as current")
+	if tok, _, ok, err := ReadSecret(t.Context(), h.sec, in); err != nil || !ok || tok.RevealString() != "tok-1" {
+		t.Fatalf("after a failed replace: ok=%v err=%v, want the old token back", ok, err)
 	}
 	h.tbl.failWrites.Store(false)
 	h.put(&h.org.User, "model-vendor", `{"token":"tok-3"}`)
