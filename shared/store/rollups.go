@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"net/url"
@@ -159,70 +158,39 @@ func rollupAdds(r Rollup) map[string]int64 {
 	return add
 }
 
+// RollupUpdate is the additive part of folding delta into its roll-up item, as one update
+// (alone, or one action of a transaction): ADD of the counts and scaled sums, SET of the
+// static attributes (and of the last error record of each code). Min and max are not in
+// it: see RollupExtremes.
+func RollupUpdate(runID string, delta Rollup) Update {
+	return Update{Key: RollupKey(runID, delta.Level, delta.Group, delta.Minute, delta.Value),
+		Set: rollupStatic(delta), Add: rollupAdds(delta)}
+}
+
+// RollupExtremes are the min and max that delta brings to its roll-up item.
+func RollupExtremes(delta Rollup) []Extreme {
+	var out []Extreme
+	for name, m := range delta.Metrics {
+		if m.Min != nil {
+			out = append(out, Extreme{Attr: "mn#" + esc(name), Value: *m.Min, Min: true},
+				Extreme{Attr: "mx#" + esc(name), Value: *m.Max})
+		}
+	}
+	return out
+}
+
 // AddToRollup folds delta into its roll-up item: one atomic update adds the counts and sums
 // (no read, so concurrent writers never conflict), then, only when delta lowers a min or
 // raises a max, one more update sets them all, conditioned on the values the first update
 // returned (compare-and-set), and retried from a fresh read when another writer moved them.
 func AddToRollup(ctx context.Context, t Table, runID string, delta Rollup) error {
-	k := RollupKey(runID, delta.Level, delta.Group, delta.Minute, delta.Value)
-	it, err := t.Update(ctx, Update{Key: k, Set: rollupStatic(delta), Add: rollupAdds(delta)})
+	u := RollupUpdate(runID, delta)
+	it, err := t.Update(ctx, u)
 	if err != nil {
-		return fmt.Errorf("add to roll-up %v: %w", k, err)
+		return fmt.Errorf("add to roll-up %v: %w", u.Key, err)
 	}
-	for range maxExtremeAttempts {
-		set, conds := extremes(it, delta)
-		if len(set) == 0 {
-			return nil
-		}
-		_, err := t.Update(ctx, Update{Key: k, Set: set, Conds: conds})
-		if err == nil {
-			return nil
-		}
-		if !errors.Is(err, ErrConditionFailed) {
-			return fmt.Errorf("add to roll-up %v: %w", k, err)
-		}
-		if it, err = t.Get(ctx, k, true); err != nil {
-			return fmt.Errorf("add to roll-up %v: %w", k, err)
-		}
+	if err := SetExtremes(ctx, t, u.Key, it, RollupExtremes(delta)); err != nil {
+		return fmt.Errorf("add to roll-up: %w", err)
 	}
-	return fmt.Errorf("add to roll-up %v: %w", k, ErrConflict)
-}
-
-const maxExtremeAttempts = 50
-
-// extremes lists the min and max attributes of it that delta improves, with the conditions
-// that they still hold the values seen.
-func extremes(it Item, delta Rollup) (map[string]any, []Cond) {
-	set := map[string]any{}
-	var conds []Cond
-	check := func(attr string, v float64, better func(cur, v float64) bool) {
-		cur, has := number(it[attr])
-		if has && !better(cur, v) {
-			return
-		}
-		set[attr] = v
-		if has {
-			conds = append(conds, Equals(attr, it[attr]))
-		} else {
-			conds = append(conds, AttrAbsent(attr))
-		}
-	}
-	for name, m := range delta.Metrics {
-		if m.Min == nil {
-			continue
-		}
-		check("mn#"+esc(name), *m.Min, func(cur, v float64) bool { return v < cur })
-		check("mx#"+esc(name), *m.Max, func(cur, v float64) bool { return v > cur })
-	}
-	return set, conds
-}
-
-func number(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int64:
-		return float64(x), true
-	case float64:
-		return x, true
-	}
-	return 0, false
+	return nil
 }

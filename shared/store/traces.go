@@ -230,15 +230,15 @@ func ScanTraces(ctx context.Context, t Table, runID string, from, to time.Time, 
 	}
 }
 
-// sessionKey marks that a run has traces of a session, so that its summary counts each
+// SessionKey marks that a run has traces of a session, so that its summary counts each
 // session once however many requests carry it.
-func sessionKey(runID, sessionID string) Key {
+func SessionKey(runID, sessionID string) Key {
 	return Key{PK: "RUN#" + runID, SK: "SESSION#" + sessionID}
 }
 
 // ClaimSession records the session in the run; false when it was recorded before.
 func ClaimSession(ctx context.Context, t Table, runID, sessionID string) (bool, error) {
-	k := sessionKey(runID, sessionID)
+	k := SessionKey(runID, sessionID)
 	err := t.Put(ctx, Item{AttrPK: k.PK, AttrSK: k.SK, AttrEntity: "run_session", "run_id": runID}, NotExists())
 	if errors.Is(err, ErrConditionFailed) {
 		return false, nil

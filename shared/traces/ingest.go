@@ -2,10 +2,8 @@ package traces
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/evalobs/evalapi/shared/auth"
@@ -58,78 +56,125 @@ func (h *handlers) ingest(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// Ingest writes traces into run and, for those this call wrote (a trace already stored is
-// skipped, so a retried request counts nothing twice), folds them into the run summary, the
-// column summary and the roll-ups, in the same call: a search right after the request sees
-// them, and no stream or queue has to be run. It returns the number of traces written.
+// Ingest writes traces into run and, in the same transactions, folds them into the run
+// summary, the session claims, the column summary and the roll-ups: a search right after
+// the request sees them, no stream or queue has to be run, and a trace is stored if and
+// only if it is counted. Traces already stored (a retried request) are left out, so nothing
+// counts twice. The traces go in chunks of one transaction each, one after another (they
+// share the summary and the totals); when a chunk cannot be written, the error says so
+// and the chunks before it stay written, complete. It returns the number of traces written.
 func Ingest(ctx context.Context, t store.Table, run store.Run, traces []store.Trace, now time.Time) (int, error) {
+	in := &ingestion{t: t, runID: run.ID, now: now, stored: map[store.Key]bool{}, claimed: map[string]bool{},
+		cur: map[store.Key]store.Item{}, traces: map[store.Key]bool{}, session: map[store.Key]string{}}
+	var keys []store.Key
+	unique := make([]store.Trace, 0, len(traces))
 	for i := range traces {
-		traces[i].RunID, traces[i].ProjectID, traces[i].OrgID = run.ID, run.ProjectID, run.OrgID
-	}
-	written, err := store.PutTraces(ctx, t, traces)
-	if err != nil {
-		return 0, err
-	}
-	fresh := make([]store.Trace, 0, len(traces))
-	for i, ok := range written {
-		if ok {
-			fresh = append(fresh, traces[i])
+		tr := &traces[i]
+		tr.RunID, tr.ProjectID, tr.OrgID = run.ID, run.ProjectID, run.OrgID
+		k := store.TraceKey(tr.RunID, tr.CreatedAt, tr.ID)
+		if in.traces[k] {
+			continue // the same trace twice in one request is stored once
+		}
+		in.traces[k] = true
+		keys = append(keys, k)
+		unique = append(unique, *tr)
+		if tr.SessionID != nil {
+			sk := store.SessionKey(run.ID, *tr.SessionID)
+			if in.session[sk] == "" {
+				in.session[sk] = *tr.SessionID
+				keys = append(keys, sk)
+			}
 		}
 	}
-	if len(fresh) == 0 {
+	if len(unique) == 0 {
 		return 0, nil
 	}
-	// The session claims, the roll-ups and the column summary are independent: written at
-	// once. The run summary waits for the count of new sessions.
-	var sessions int64
-	var errSessions, errRollups, errColumns error
-	var wg sync.WaitGroup
-	wg.Add(3)
-	go func() { defer wg.Done(); sessions, errSessions = newSessions(ctx, t, run.ID, fresh) }()
-	go func() { defer wg.Done(); errRollups = writeRollups(ctx, t, run.ID, rollupDeltas(fresh)) }()
-	go func() {
-		defer wg.Done()
-		errColumns = store.MarkColumnsFilled(ctx, t, run.ID, filledColumns(fresh)...)
-	}()
-	wg.Wait()
-	if err := errors.Join(errSessions, errRollups, errColumns); err != nil {
+	for _, d := range rollupDeltas(unique) {
+		keys = append(keys, store.RollupKey(run.ID, d.Level, d.Group, d.Minute, d.Value))
+	}
+	keys = append(keys, store.RunSummaryKey(run.ID))
+	if err := in.read(ctx, keys); err != nil {
 		return 0, err
 	}
-	if err := store.AddToRunSummary(ctx, t, run.ID, summaryDelta(run.ID, fresh, sessions), now); err != nil {
-		return 0, err
+	pending := unique[:0:0]
+	for _, tr := range unique {
+		if !in.stored[store.TraceKey(tr.RunID, tr.CreatedAt, tr.ID)] {
+			pending = append(pending, tr)
+		}
 	}
-	return len(fresh), nil
+	written := 0
+	for _, chunk := range chunks(pending, in.claimed) {
+		n, err := in.commit(ctx, chunk)
+		if err != nil {
+			return written, err
+		}
+		written += n
+	}
+	return written, nil
 }
 
-// newSessions counts the sessions of traces that the run did not have yet, claiming each
-// session id once in the run's partition.
-func newSessions(ctx context.Context, t store.Table, runID string, traces []store.Trace) (int64, error) {
-	seen := map[string]bool{}
-	var n int64
-	for _, tr := range traces {
-		if tr.SessionID == nil || seen[*tr.SessionID] {
+// chunks splits traces, in order, into runs whose transaction holds at most chunkActions
+// actions (a put per trace and per new session, an update per roll-up item, the two
+// summaries) and about chunkBytes bytes.
+func chunks(traces []store.Trace, claimed map[string]bool) [][]store.Trace {
+	var out [][]store.Trace
+	var start, actions, bytes int
+	var rollups map[store.Key]bool
+	var sessions map[string]bool
+	reset := func(i int) {
+		start, actions, bytes = i, fixedActions, 0
+		rollups, sessions = map[store.Key]bool{}, map[string]bool{}
+	}
+	reset(0)
+	for i := 0; i < len(traces); {
+		tr := &traces[i]
+		it, _ := store.TraceItem(*tr)
+		addActions, addBytes := 1, store.ItemSize(it)
+		newSession := tr.SessionID != nil && !claimed[*tr.SessionID] && !sessions[*tr.SessionID]
+		if newSession {
+			addActions++
+		}
+		var newRollups []store.Key
+		for _, d := range rollupDeltas(traces[i : i+1]) {
+			u := store.RollupUpdate(tr.RunID, d)
+			if !rollups[u.Key] {
+				newRollups = append(newRollups, u.Key)
+				addActions++
+				addBytes += 2 * store.UpdateSize(u) // with room for the min and max
+			}
+		}
+		if i > start && (actions+addActions > chunkActions || bytes+addBytes > chunkBytes) {
+			out = append(out, traces[start:i])
+			reset(i) // and plan the trace again, in the new chunk
 			continue
 		}
-		seen[*tr.SessionID] = true
-		ok, err := store.ClaimSession(ctx, t, runID, *tr.SessionID)
-		if err != nil {
-			return 0, err
+		actions, bytes = actions+addActions, bytes+addBytes
+		if newSession {
+			sessions[*tr.SessionID] = true
 		}
-		if ok {
-			n++
+		for _, k := range newRollups {
+			rollups[k] = true
 		}
+		i++
 	}
-	return n, nil
+	if start < len(traces) {
+		out = append(out, traces[start:])
+	}
+	return out
 }
 
 // summaryDelta is what traces add to the run summary.
 func summaryDelta(runID string, traces []store.Trace, sessions int64) store.RunSummary {
 	d := store.RunSummary{RunID: runID, NumTraces: int64(len(traces)), NumSessions: sessions,
 		Metrics: map[string]store.MetricStats{}}
+	// Sums are added up in millionths, as the summary keeps them, so that the sum of a
+	// chunk does not depend on the order or the chunking of the traces.
+	scaled := map[string]int64{}
 	observe := func(name string, v float64) {
 		s := d.Metrics[name]
 		s.Observe(v)
 		d.Metrics[name] = s
+		scaled[name] += store.Scale(v)
 	}
 	category := func(name, c string) {
 		s := d.Metrics[name]
@@ -157,6 +202,11 @@ func summaryDelta(runID string, traces []store.Trace, sessions int64) store.RunS
 				category(name, strconv.FormatBool(*v.Bool))
 			}
 		}
+	}
+	for name, n := range scaled {
+		s := d.Metrics[name]
+		s.Sum = float64(n) / store.RollupScale
+		d.Metrics[name] = s
 	}
 	return d
 }
@@ -205,30 +255,4 @@ func markSpan(set map[string]bool, sp store.Span) {
 	for id := range sp.Control {
 		set[id] = true
 	}
-}
-
-// rollupWriters bounds the roll-up updates one request makes at once.
-const rollupWriters = 8
-
-func writeRollups(ctx context.Context, t store.Table, runID string, deltas []store.Rollup) error {
-	next := make(chan store.Rollup)
-	errs := make([]error, rollupWriters)
-	var wg sync.WaitGroup
-	for w := range rollupWriters {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for d := range next {
-				if err := store.AddToRollup(ctx, t, runID, d); err != nil && errs[w] == nil {
-					errs[w] = err
-				}
-			}
-		}()
-	}
-	for _, d := range deltas {
-		next <- d
-	}
-	close(next)
-	wg.Wait()
-	return errors.Join(errs...)
 }
