@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"reflect"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -75,16 +73,7 @@ func (h *harness) advance(d time.Duration) {
 
 // do sends a request as who (nil: without credentials) and returns the status and body.
 func (h *harness) do(who *authtest.User, method, path, body string) (int, string) {
-	req := httptest.NewRequest(method, path, strings.NewReader(body))
-	if who != nil {
-		req.Header = who.Header()
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	rec := httptest.NewRecorder()
-	h.rt.ServeHTTP(rec, req)
-	h.v.CheckRecorder(h.t, req, rec)
+	rec := authtest.Do(h.t, h.rt, h.v, who, method, path, body)
 	return rec.Code, rec.Body.String()
 }
 

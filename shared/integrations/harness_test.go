@@ -7,8 +7,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -73,14 +71,7 @@ func newHarness(t *testing.T, o options) *harness {
 // do sends a request as who (nil: without credentials) and returns the status and body. It
 // is safe to call from several goroutines.
 func (h *harness) do(who *authtest.User, method, path, body string) (int, string) {
-	req := httptest.NewRequest(method, path, strings.NewReader(body))
-	if who != nil {
-		req.Header = who.Header()
-	}
-	req.Header.Set("Content-Type", "application/json")
-	rec := httptest.NewRecorder()
-	h.rt.ServeHTTP(rec, req)
-	h.v.CheckRecorder(h.t, req, rec)
+	rec := authtest.Do(h.t, h.rt, h.v, who, method, path, body)
 	var head bytes.Buffer
 	_ = rec.Header().Write(&head)
 	h.mu.Lock()

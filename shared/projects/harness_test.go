@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
 
@@ -45,17 +43,7 @@ func newHarness(t *testing.T, experiments ExperimentSettingsFunc) *harness {
 
 // do sends a request as who (nil: without credentials) and returns the status and body.
 func (h *harness) do(who *authtest.User, method, path, body string) (int, string) {
-	h.t.Helper()
-	req := httptest.NewRequest(method, path, strings.NewReader(body))
-	if who != nil {
-		req.Header = who.Header()
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	rec := httptest.NewRecorder()
-	h.rt.ServeHTTP(rec, req)
-	h.v.CheckRecorder(h.t, req, rec)
+	rec := authtest.Do(h.t, h.rt, h.v, who, method, path, body)
 	return rec.Code, rec.Body.String()
 }
 

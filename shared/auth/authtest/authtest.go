@@ -17,11 +17,14 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/evalobs/evalapi/shared/apitest"
 	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/secrets"
 	"github.com/evalobs/evalapi/shared/store"
@@ -160,4 +163,21 @@ func (e *Env) Group(t testing.TB, org Org, name string, members ...User) store.G
 		t.Fatalf("authtest: %v", err)
 	}
 	return g
+}
+
+// Do sends a request to h as who (nil: without credentials), with body as JSON when it is
+// not empty, checks the answer against the OpenAPI document with v, and returns it.
+func Do(t testing.TB, h http.Handler, v *apitest.V, who *User, method, path, body string) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	if who != nil {
+		req.Header = who.Header()
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	v.CheckRecorder(t, req, rec)
+	return rec
 }
