@@ -1,0 +1,244 @@
+package traces
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/evalobs/evalapi/infra/testenv"
+	"github.com/evalobs/evalapi/shared/store"
+	"github.com/evalobs/evalapi/shared/store/storefault"
+)
+
+// eoTraces are n random traces of the property test's kind in a few sessions, spread over
+// twenty minutes so that a request needs several chunks.
+func eoTraces(seed int64, n int) []store.Trace {
+	r := rand.New(rand.NewSource(seed))
+	sessions := []string{"30000000-0000-4000-8000-000000000001", "30000000-0000-4000-8000-000000000002",
+		"30000000-0000-4000-8000-000000000003"}
+	out := make([]store.Trace, n)
+	for i := range out {
+		out[i] = randomTrace(r, i, sessions)
+		out[i].CreatedAt = propStart.Add(time.Duration(r.Int63n(int64(20 * time.Minute))))
+	}
+	return out
+}
+
+func eoRun(id string) store.Run {
+	return store.Run{ID: id, ProjectID: "60000000-0000-4000-8000-000000000001", OrgID: "org-eo",
+		Kind: store.RunLogStream, MetricSettings: store.MetricSettings{Scorers: propScorers}}
+}
+
+// runState is everything an ingestion leaves in a run, as readers see it.
+type runState struct {
+	Summary store.RunSummary
+	Rollups []store.Rollup
+	Search  []*searchResponse
+	Traces  []string // the stored documents (without their run id), in time order
+	Columns map[string]bool
+}
+
+func readState(t *testing.T, tbl store.Table, run store.Run) runState {
+	t.Helper()
+	ctx := t.Context()
+	var s runState
+	sums, err := store.GetRunSummaries(ctx, tbl, []string{run.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Summary = sums[run.ID]
+	s.Summary.RunID = ""
+	from, to := propStart, propStart.Add(time.Hour)
+	for _, level := range []store.RollupLevel{store.RollupMinute, store.RollupHour} {
+		for _, col := range append([]string{store.RollupAll}, rollupColumns...) {
+			err := store.ScanRollups(ctx, tbl, run.ID, level, col, from, to, func(r store.Rollup) error {
+				s.Rollups = append(s.Rollups, r)
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, group := range []string{"", "model"} {
+		q := searchRequest{start: from, end: to, interval: 5 * time.Minute, groupBy: group}
+		a, err := runSearch(ctx, tbl, run, q, DefaultScanBound)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Search = append(s.Search, a)
+	}
+	err = store.ScanTraces(ctx, tbl, run.ID, from, to, func(tr *store.Trace) error {
+		c := *tr
+		c.RunID = "" // runs differ; the rest must not
+		doc, err := json.Marshal(c)
+		s.Traces = append(s.Traces, string(doc))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Columns, err = store.FilledColumns(ctx, tbl, run.ID); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestIngestFaultThenRetryIsExactlyOnce fails an ingestion at each of its store calls in
+// turn (before the call, and after a write applied with its answer lost), retries the same
+// request without fault, and requires the run to read exactly as after one healthy
+// ingestion: no trace lost, none counted twice, no roll-up or summary half-written.
+func TestIngestFaultThenRetryIsExactlyOnce(t *testing.T) {
+	testenv.EachTable(t, func(t *testing.T, tbl store.Table) {
+		n := 150
+		if testing.Short() {
+			n = 60
+		}
+		traces := eoTraces(11, n)
+		traces = append(traces, traces[3]) // the same trace twice in one request is stored once
+		ingest := func(t store.Table, run store.Run) (int, error) {
+			return Ingest(context.Background(), t, run, append([]store.Trace(nil), traces...), propStart)
+		}
+		healthy := eoRun("70000000-0000-4000-8000-000000000000")
+		counted := storefault.New(tbl)
+		wrote, err := ingest(counted, healthy)
+		if err != nil || wrote != n {
+			t.Fatalf("healthy ingest wrote %d, %v; want %d", wrote, err, n)
+		}
+		calls := counted.Calls()
+		if len(calls) < 3 {
+			t.Fatalf("the request made %d store calls: want a read and several chunks", len(calls))
+		}
+		want := readState(t, tbl, healthy)
+		if want.Summary.NumTraces != int64(n) || len(want.Traces) != n || want.Summary.NumSessions != 3 {
+			t.Fatalf("healthy state: %d traces stored, summary %+v", len(want.Traces), want.Summary)
+		}
+		faults := []struct {
+			name    string
+			err     func() error
+			applied bool
+		}{{"throttled", storefault.Throttled, false}, {"timeout after write", storefault.Timeout, true}}
+		runs := 0
+		for _, f := range faults {
+			for at := 1; at <= len(calls); at++ {
+				if f.applied && !calls[at-1].Op.Writes() {
+					continue
+				}
+				runs++
+				run := eoRun(fmt.Sprintf("70000000-0000-4000-8000-%012d", runs))
+				faulty := storefault.New(tbl, storefault.Fault{At: at, Err: f.err(), Applied: f.applied})
+				first, err := ingest(faulty, run)
+				if err == nil {
+					t.Fatalf("%s at call %d (%s): no error", f.name, at, calls[at-1].Op)
+				}
+				second, err := ingest(tbl, run)
+				if err != nil {
+					t.Fatalf("%s at call %d: retry: %v", f.name, at, err)
+				}
+				if first+second > n {
+					t.Errorf("%s at call %d: wrote %d then %d traces, more than %d", f.name, at, first, second, n)
+				}
+				if diff := stateDiff(readState(t, tbl, run), want); diff != "" {
+					t.Errorf("%s at call %d (%s): after the retry the run differs from a healthy ingest: %s",
+						f.name, at, calls[at-1].Op, diff)
+				}
+			}
+		}
+		t.Logf("%d traces, %d store calls healthy (%v), %d faulted runs", n, len(calls), opsOf(calls), runs)
+	})
+}
+
+// stateDiff names the first part of got that differs from want, with both values.
+func stateDiff(got, want runState) string {
+	js := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	switch {
+	case !reflect.DeepEqual(got.Summary, want.Summary):
+		return fmt.Sprintf("summary\n got %s\nwant %s", js(got.Summary), js(want.Summary))
+	case len(got.Rollups) != len(want.Rollups):
+		return fmt.Sprintf("%d roll-ups, want %d", len(got.Rollups), len(want.Rollups))
+	case !reflect.DeepEqual(got.Rollups, want.Rollups):
+		for i := range got.Rollups {
+			if !reflect.DeepEqual(got.Rollups[i], want.Rollups[i]) {
+				return fmt.Sprintf("roll-up %d\n got %s\nwant %s", i, js(got.Rollups[i]), js(want.Rollups[i]))
+			}
+		}
+	case !reflect.DeepEqual(got.Search, want.Search):
+		return fmt.Sprintf("search\n got %s\nwant %s", js(got.Search), js(want.Search))
+	case !reflect.DeepEqual(got.Traces, want.Traces):
+		return fmt.Sprintf("%d traces stored, want %d (or their documents differ)", len(got.Traces), len(want.Traces))
+	case !reflect.DeepEqual(got.Columns, want.Columns):
+		return fmt.Sprintf("columns %v, want %v", got.Columns, want.Columns)
+	}
+	return ""
+}
+
+func opsOf(calls []storefault.Call) []storefault.Op {
+	out := make([]storefault.Op, len(calls))
+	for i, c := range calls {
+		out[i] = c.Op
+	}
+	return out
+}
+
+// TestIngestConcurrentDuplicatesCountOnce sends overlapping requests at once (each trace in
+// two of them, all in the same minutes): transactions conflict or fail their conditions and
+// are rebuilt; every trace must be counted once, and the answers must add up to the traces.
+func TestIngestConcurrentDuplicatesCountOnce(t *testing.T) {
+	testenv.EachTable(t, func(t *testing.T, tbl store.Table) {
+		const writers, each = 4, 30
+		all := eoTraces(5, writers*each)
+		for i := range all {
+			all[i].CreatedAt = propStart.Add(time.Duration(i%50) * time.Second)
+		}
+		run := eoRun("71000000-0000-4000-8000-000000000000")
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		var wg sync.WaitGroup
+		wrote := make([]int, writers)
+		errs := make([]error, writers)
+		for w := range writers {
+			// writer w sends its own traces and those of the next writer
+			mine := append([]store.Trace(nil), all[w*each:(w+1)*each]...)
+			next := (w + 1) % writers
+			mine = append(mine, all[next*each:(next+1)*each]...)
+			wg.Go(func() { wrote[w], errs[w] = Ingest(ctx, tbl, run, mine, propStart) })
+		}
+		wg.Wait()
+		total := 0
+		for w := range writers {
+			if errs[w] != nil && !errors.Is(errs[w], errBusy) {
+				t.Fatalf("writer %d: %v", w, errs[w])
+			}
+			total += wrote[w]
+		}
+		// a writer answered 503 after its attempts: its retry finishes its part
+		for w := range writers {
+			if errs[w] != nil {
+				mine := append(append([]store.Trace(nil), all[w*each:(w+1)*each]...), all[((w+1)%writers)*each:((w+1)%writers+1)*each]...)
+				n, err := Ingest(t.Context(), tbl, run, mine, propStart)
+				if err != nil {
+					t.Fatalf("writer %d retry: %v", w, err)
+				}
+				total += n
+			}
+		}
+		got := readState(t, tbl, run)
+		if total != len(all) || got.Summary.NumTraces != int64(len(all)) || len(got.Traces) != len(all) {
+			t.Errorf("answers wrote %d, summary counts %d, %d stored; want %d", total, got.Summary.NumTraces, len(got.Traces), len(all))
+		}
+		ref := eoRun("71000000-0000-4000-8000-000000000001")
+		if _, err := Ingest(t.Context(), tbl, ref, append([]store.Trace(nil), all...), propStart); err != nil {
+			t.Fatal(err)
+		}
+		want := readState(t, tbl, ref)
+		if diff := stateDiff(got, want); diff != "" {
+			t.Errorf("concurrent ingestion differs from one ingestion: %s", diff)
+		}
+	})
+}
