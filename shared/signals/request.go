@@ -59,8 +59,9 @@ func readPut(errs *validate.Errors, raw any, present bool) putRequest {
 	}
 	req.model, _ = o.Get("model").Required().String(validate.MinLen(1), validate.MaxLen(maxModelLen))
 	if p, ok := o.Get("user_preferences").Nullable().Object(); ok {
-		req.focusOn, _ = p.Get("focus_on").Nullable().String(validate.MaxLen(maxPreferenceLen))
-		req.dontFocusOn, _ = p.Get("dont_focus_on").Nullable().String(validate.MaxLen(maxPreferenceLen))
+		// Strings with a default of "": absent takes the default, null is a wrong type.
+		req.focusOn, _ = p.Get("focus_on").String(validate.MaxLen(maxPreferenceLen))
+		req.dontFocusOn, _ = p.Get("dont_focus_on").String(validate.MaxLen(maxPreferenceLen))
 	}
 	req.schedule = readSchedule(o.Get("schedule"))
 	start, okStart := o.Get("start_date").Nullable().Date()
@@ -105,10 +106,10 @@ func readSchedule(v validate.Value) *store.SignalsSchedule {
 			okCron = false
 		}
 	}
-	if t, ok := o.Get("type").Nullable().Literal(scheduleCron); ok {
+	if t, ok := o.Get("type").Literal(scheduleCron); ok {
 		s.Type = t
 	}
-	tzV := o.Get("timezone").Nullable()
+	tzV := o.Get("timezone")
 	tz, okTZ := tzV.String(validate.MinLen(1))
 	if okTZ {
 		if msg := checkTimezone(tz); msg != "" {

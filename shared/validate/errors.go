@@ -6,6 +6,9 @@ package validate
 
 import (
 	"fmt"
+	"maps"
+	"math"
+	"slices"
 	"strings"
 )
 
@@ -31,9 +34,12 @@ func (e *Errors) Error() string {
 	return "validation failed: " + strings.Join(parts, "; ")
 }
 
-// Add records one problem. Inputs are redacted here, once, so no path can echo a credential.
+// Add records one problem. Inputs are redacted here, once, so no path can echo a credential,
+// and made encodable: NaN and the infinities, which the JSON reader accepts as Python's does,
+// are echoed as the strings "NaN", "Infinity" and "-Infinity" (FastAPI cannot encode them at
+// all and answers 500).
 func (e *Errors) Add(d Error) {
-	d.Input = redactAt(d.Loc, d.Input)
+	d.Input = finite(redactAt(d.Loc, d.Input))
 	if d.Loc == nil {
 		d.Loc = []any{}
 	}
@@ -331,4 +337,55 @@ func quotedList(values []string) string {
 		q[i] = "'" + v + "'"
 	}
 	return strings.Join(q, ", ")
+}
+
+// finite returns v with every NaN or infinite number replaced by its Python spelling, copying
+// only the containers that hold one.
+func finite(v any) any {
+	out, _ := finiteValue(v)
+	return out
+}
+
+// finiteValue is finite, and reports whether it replaced anything.
+func finiteValue(v any) (any, bool) {
+	switch x := v.(type) {
+	case float64:
+		switch {
+		case math.IsNaN(x):
+			return "NaN", true
+		case math.IsInf(x, 1):
+			return "Infinity", true
+		case math.IsInf(x, -1):
+			return "-Infinity", true
+		}
+	case []any:
+		var out []any
+		for i, e := range x {
+			f, changed := finiteValue(e)
+			if changed && out == nil {
+				out = slices.Clone(x)
+			}
+			if out != nil {
+				out[i] = f
+			}
+		}
+		if out != nil {
+			return out, true
+		}
+	case map[string]any:
+		var out map[string]any
+		for k, e := range x {
+			f, changed := finiteValue(e)
+			if changed && out == nil {
+				out = maps.Clone(x)
+			}
+			if changed {
+				out[k] = f
+			}
+		}
+		if out != nil {
+			return out, true
+		}
+	}
+	return v, false
 }

@@ -375,3 +375,29 @@ func BenchmarkEncodingJSON(b *testing.B) {
 		})
 	}
 }
+
+// A 422 can always be encoded: non-finite numbers the reader accepted are echoed as Python
+// spells them, wherever they sit in the input.
+func TestNonFiniteInputsAreEchoedAsStrings(t *testing.T) {
+	raw, perr := ParseJSON([]byte(`{"question": NaN, "opts": [1, Infinity, {"x": -Infinity}]}`))
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	errs := New()
+	o, _ := errs.Body(raw, true).Required().Object()
+	o.Get("question").String()
+	o.Get("opts").String()
+	b, err := json.Marshal(errs)
+	if err != nil {
+		t.Fatalf("the 422 body cannot be encoded: %v", err)
+	}
+	for _, want := range []string{`"input":"NaN"`, `"input":[1,"Infinity",{"x":"-Infinity"}]`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("422 body %s does not contain %s", b, want)
+		}
+	}
+	// The parsed body itself is left as it was.
+	if opts := raw.(map[string]any)["opts"].([]any); !math.IsInf(opts[1].(float64), 1) {
+		t.Errorf("the input was changed in place: %v", opts)
+	}
+}
