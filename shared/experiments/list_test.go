@@ -165,7 +165,9 @@ func TestRankRule(t *testing.T) {
 // experiments are small: well under one 1 MB page), one Get of the project made at the
 // same time, then the creators and the summaries at once: one batch read each, which the
 // adapter splits at 100 keys (1 + 10 BatchGetItem requests). The handler makes them in two
-// waves; the embedded store may finish one call before the other starts (three waves).
+// waves, but how many of them overlap on the embedded store (which answers in microseconds)
+// depends on scheduling, so the sequential depth is measured by the round-trip budget of
+// events/experiments/list.json, which delays every call; this test counts calls.
 func TestListCost(t *testing.T) {
 	h := newHarness(t, nil)
 	base := h.tbl
@@ -187,7 +189,7 @@ func TestListCost(t *testing.T) {
 	if len(got) != 1000 || got[0]["name"] != "exp-0999" || got[9]["name"] != "exp-0990" || got[9]["winner"] != true {
 		t.Fatalf("listed %d, first %v", len(got), got[0]["name"])
 	}
-	if c.Calls["Query"] != 1 || c.Calls["BatchGet"] != 11 || c.Calls["Get"] != 1 || c.Total != 13 || c.Depth > 3 {
+	if c.Calls["Query"] != 1 || c.Calls["BatchGet"] != 11 || c.Calls["Get"] != 1 || c.Total != 13 {
 		t.Fatalf("cost: %s", c)
 	}
 	t.Logf("listing 1,000 experiments: %s", c)

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/evalobs/evalapi/shared/validate"
 )
@@ -59,14 +61,32 @@ func ReadBody(r *http.Request, limit int64) ([]byte, error) {
 
 // DecodeBody reads and parses a JSON body; a malformed one is the single json_invalid
 // problem FastAPI reports. present is false for an empty body.
+//
+// As FastAPI does since 0.132 (strict_content_type), a body sent with a Content-Type that is
+// not JSON (application/json or application/*+json) is not parsed: it is handed on as its
+// raw text, which the body's model then refuses (model_attributes_type, list_type) with the
+// text as input. A body with no Content-Type at all is read as JSON, as FastAPI did before.
 func DecodeBody(r *http.Request, limit int64) (raw any, present bool, err error) {
 	data, err := ReadBody(r, limit)
 	if err != nil {
 		return nil, false, err
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "" && len(data) > 0 && !isJSON(ct) {
+		return string(data), true, nil
 	}
 	raw, present, verr := validate.DecodeBody(data)
 	if verr != nil {
 		return nil, false, verr
 	}
 	return raw, present, nil
+}
+
+// isJSON reports whether a Content-Type names JSON: application/json or application/*+json.
+func isJSON(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return false
+	}
+	sub, ok := strings.CutPrefix(mt, "application/")
+	return ok && (sub == "json" || strings.HasSuffix(sub, "+json"))
 }

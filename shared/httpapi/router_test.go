@@ -137,3 +137,30 @@ func TestRedactionInValidationInput(t *testing.T) {
 		t.Fatalf("a non-secret input was redacted: %s", rec.Body.String())
 	}
 }
+
+// A body is parsed as JSON only when its Content-Type says JSON (or says nothing); any other
+// is handed on as raw text, for the body's model to refuse as FastAPI does.
+func TestDecodeBodyContentType(t *testing.T) {
+	for _, tc := range []struct {
+		contentType string
+		want        string
+	}{
+		{"", `{"a":1}`},
+		{"application/json", `{"a":1}`},
+		{"application/json; charset=utf-8", `{"a":1}`},
+		{"application/merge-patch+json", `{"a":1}`},
+		{"text/plain", `"{\"a\": 1}"`},
+		{"application/x-www-form-urlencoded", `"{\"a\": 1}"`},
+		{"not a media type", `"{\"a\": 1}"`},
+	} {
+		req := httptest.NewRequest("POST", "/v2/items", strings.NewReader(`{"a": 1}`))
+		if tc.contentType != "" {
+			req.Header.Set("Content-Type", tc.contentType)
+		}
+		rec := httptest.NewRecorder()
+		newTestRouter(&bytes.Buffer{}).ServeHTTP(rec, req)
+		if rec.Code != 200 || rec.Body.String() != tc.want {
+			t.Errorf("Content-Type %q: %d %s, want %s", tc.contentType, rec.Code, rec.Body, tc.want)
+		}
+	}
+}
