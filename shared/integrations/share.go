@@ -20,6 +20,7 @@ type shareItem struct {
 	id       string
 	email    string
 	emailLoc []any
+	role     string // a collaborator role; only viewer may be granted (checked after access)
 }
 
 // where is the field that named the item's user, and its input there.
@@ -57,6 +58,9 @@ func (h *handlers) share(w http.ResponseWriter, r *http.Request) error {
 	if a := accessOf(c, in, false); a != accessOwner && a != accessAdmin {
 		return errNoShare
 	}
+	if err := viewersOnly(items); err != nil {
+		return err
+	}
 	users, invites, err := h.resolve(ctx, c, in, items)
 	if err != nil {
 		return err
@@ -65,7 +69,7 @@ func (h *handlers) share(w http.ResponseWriter, r *http.Request) error {
 	cs := make([]store.IntegrationCollaborator, len(items))
 	for i, u := range users {
 		cs[i] = store.IntegrationCollaborator{ID: uuid.NewString(), IntegrationID: in.ID, OrgID: c.OrgID,
-			UserID: u.ID, Role: "viewer", CreatedBy: c.UserID, CreatedAt: now}
+			UserID: u.ID, Role: viewer, CreatedBy: c.UserID, CreatedAt: now}
 	}
 	var invited []store.Op
 	for _, u := range invites {
@@ -123,13 +127,17 @@ func readShare(r *http.Request) (string, []shareItem, any, error) {
 		if !ok {
 			continue
 		}
-		o.Get("role").Literal("viewer")
-		s := shareItem{loc: v.Loc(), raw: v.Raw()}
+		before := errs.Len()
+		s := shareItem{loc: v.Loc(), raw: v.Raw(), role: viewer}
+		if role, ok := o.Get("role").Enum(collaboratorRoles...); ok {
+			s.role = role
+		}
 		idValue, emailValue := o.Get("user_id").Nullable(), o.Get("user_email").Nullable()
 		s.id, _ = idValue.UUID(4)
 		s.email, _ = readEmail(emailValue)
 		s.emailLoc = emailValue.Loc()
-		if absent(idValue) && absent(emailValue) {
+		// As a Pydantic model validator, the item-wide rule runs once its fields are valid.
+		if errs.Len() == before && absent(idValue) && absent(emailValue) {
 			v.Fail("either user_id or user_email is required")
 		}
 		items = append(items, s)
@@ -138,6 +146,24 @@ func readShare(r *http.Request) (string, []shareItem, any, error) {
 }
 
 func absent(v validate.Value) bool { return !v.Present() || v.IsNull() }
+
+// The collaborator roles of the request's model (the original service's CollaboratorRole);
+// an integration is shared with viewers only, a rule of the operation (§4, §7).
+const viewer = "viewer"
+
+var collaboratorRoles = []string{"owner", "editor", "annotator", viewer}
+
+// viewersOnly refuses every item that asks for a role other than viewer.
+func viewersOnly(items []shareItem) error {
+	errs := validate.New()
+	for _, it := range items {
+		if it.role != viewer {
+			errs.Add(validate.ValueError(validate.At(it.loc, "role"), it.role,
+				"an integration can be shared with the viewer role only"))
+		}
+	}
+	return errs.Err()
+}
 
 // visible reads an integration the caller can see: its owner, an organization admin, or a
 // user it is shared with; 404 for anyone else, as for an integration that does not exist.

@@ -72,6 +72,11 @@ func TestShareWithUsers(t *testing.T) {
 	if code, resp := h.do(&h.org.User, "POST", usersPath(other.ID), `[]`); code != 404 {
 		t.Fatalf("unshared: %d %s", code, resp)
 	}
+	// Asking for another role is a rule of the operation: checked after the integration is
+	// found, so an unknown integration is a 404 whatever the roles asked for.
+	if code, resp := h.do(&h.org.User, "POST", usersPath(uuid.NewString()), `[{"role":"editor","user_email":"q@example.com"}]`); code != 404 {
+		t.Fatalf("unknown integration, editor role: %d %s", code, resp)
+	}
 	// An organization admin shares another user's integration.
 	code, resp = h.do(&h.org.Admin, "POST", usersPath(in.ID), fmt.Sprintf(`[{"user_id":%q}]`, h.org.Admin.UserID))
 	if code != 200 {
@@ -91,7 +96,9 @@ func TestShareRefusals(t *testing.T) {
 		name, path, body, want string
 	}{
 		{"role", usersPath(in.ID), fmt.Sprintf(`[{"user_id":%q},{"user_id":%q,"role":"editor"}]`, fresh, h.org.Admin.UserID),
-			`{"detail":[{"type":"literal_error","loc":["body",1,"role"],"msg":"Input should be 'viewer'","input":"editor","ctx":{"expected":"'viewer'"}}]}`},
+			`{"detail":[{"type":"value_error","loc":["body",1,"role"],"msg":"Value error, an integration can be shared with the viewer role only","input":"editor","ctx":{"error":{}}}]}`},
+		{"unknown role", usersPath(in.ID), fmt.Sprintf(`[{"user_id":%q,"role":"boss"}]`, fresh),
+			`{"detail":[{"type":"enum","loc":["body",0,"role"],"msg":"Input should be 'owner', 'editor', 'annotator' or 'viewer'","input":"boss","ctx":{"expected":"'owner', 'editor', 'annotator' or 'viewer'"}}]}`},
 		{"already shared", usersPath(in.ID), fmt.Sprintf(`[{"user_id":%q},{"user_id":%q}]`, fresh, h.org.Manager.UserID),
 			fmt.Sprintf(`{"detail":[{"type":"value_error","loc":["body",1,"user_id"],"msg":"Value error, The user already has access to this integration","input":%q,"ctx":{"error":{}}}]}`, h.org.Manager.UserID)},
 		{"owner", usersPath(in.ID), fmt.Sprintf(`[{"user_id":%q},{"user_email":%q}]`, fresh, h.org.User.Email),
