@@ -40,7 +40,10 @@ func readIngest(errs *validate.Errors, raw any, present bool, now time.Time) ing
 	if !ok {
 		return q
 	}
-	q.run = readRun(o, []string{"log_stream_id", "experiment_id"})
+	before := errs.Len()
+	runFields := []string{"log_stream_id", "experiment_id"}
+	run, oneRun := readRun(o, runFields)
+	q.run = run
 	items, _ := o.Get("traces").Required().List(validate.MinLen(1), validate.MaxLen(maxTracesPerRequest))
 	for _, it := range items {
 		tr := readTrace(it, now)
@@ -50,6 +53,9 @@ func readIngest(errs *validate.Errors, raw any, present bool, now time.Time) ing
 				store.ItemSize(item), store.MaxItemBytes))
 		}
 		q.traces = append(q.traces, tr)
+	}
+	if errs.Len() == before && !oneRun {
+		errs.Add(oneRunError(o, runFields))
 	}
 	return q
 }

@@ -34,27 +34,26 @@ type searchRequest struct {
 // runFields are the body fields that name the run, of which exactly one is sent.
 var runFields = []string{"log_stream_id", "experiment_id", "metrics_testing_id"}
 
-// readRun reads exactly one of fields as a uuid; a second, or none, is a value_error at body.
-func readRun(o validate.Obj, fields []string) runRef {
-	var ref runRef
-	sent, ok := 0, true
+// readRun reads the fields that name the run, each a uuid; one reports whether exactly one
+// was sent. (That rule is the model's: callers check it once every field is valid.)
+func readRun(o validate.Obj, fields []string) (ref runRef, one bool) {
+	sent := 0
 	for _, f := range fields {
 		v := o.Get(f).Nullable()
 		if !v.Present() || v.IsNull() {
 			continue
 		}
 		sent++
-		id, good := v.UUID(4)
-		ok = ok && good
-		if good && ref.id == "" {
+		if id, good := v.UUID(4); good && ref.id == "" {
 			ref = runRef{field: f, id: id}
 		}
 	}
-	if ok && sent != 1 {
-		o.Get(fields[0]).Add(validate.ValueError([]any{"body"}, o.Raw(),
-			"exactly one of "+joinOr(fields)+" is required"))
-	}
-	return ref
+	return ref, sent == 1
+}
+
+// oneRunError is the model rule's error when not exactly one of fields was sent.
+func oneRunError(o validate.Obj, fields []string) validate.Error {
+	return validate.ValueError([]any{"body"}, o.Raw(), "exactly one of "+joinOr(fields)+" is required")
 }
 
 func joinOr(fields []string) string {
@@ -80,10 +79,11 @@ func readSearch(errs *validate.Errors, raw any, present bool) searchRequest {
 		return q
 	}
 	before := errs.Len()
-	start, okS := o.Get("start_time").Required().Datetime()
-	end, okE := o.Get("end_time").Required().Datetime()
+	start, _ := o.Get("start_time").Required().Datetime()
+	end, _ := o.Get("end_time").Required().Datetime()
 	q.start, q.end = start.UTC(), end.UTC()
-	q.run = readRun(o, runFields)
+	run, oneRun := readRun(o, runFields)
+	q.run = run
 	minutes := int64(defaultInterval)
 	if v := o.Get("interval"); v.Present() {
 		minutes, _ = v.Int(validate.Ge(1))
@@ -102,16 +102,24 @@ func readSearch(errs *validate.Errors, raw any, present bool) searchRequest {
 			}
 		}
 	}
-	if okS && okE && !q.start.Before(q.end) {
+	// The rules of the whole query run once every field is valid, as Pydantic's model
+	// validators do; the first that fails is the one reported.
+	if errs.Len() > before {
+		return q
+	}
+	switch {
+	case !oneRun:
+		errs.Add(oneRunError(o, runFields))
+	case !q.start.Before(q.end):
 		errs.Add(validate.ValueError([]any{"body"}, o.Raw(), "start_time must be before end_time"))
-	} else if okS && okE && q.end.Sub(q.start) > maxRange {
+	case q.end.Sub(q.start) > maxRange:
 		// Durations saturate at 292 years; a longer range could not be bucketed.
 		errs.Add(validate.ValueError([]any{"body"}, o.Raw(), "the range from start_time to end_time must be at most 200 years"))
-	} else if okS && okE && q.interval > 0 && errs.Len() == before {
+	default:
 		if n := bucketCount(q.start, q.end, q.interval); n > maxBuckets {
 			errs.Add(validate.ValueError([]any{"body"}, o.Raw(), fmt.Sprintf(
-				"the range holds %d buckets of %d minutes, more than %d: widen interval or narrow start_time and end_time",
-				n, minutes, maxBuckets)))
+				"the range holds %d buckets of %s, more than %d: widen interval or narrow start_time and end_time",
+				n, plural(minutes, "minute"), maxBuckets)))
 		}
 	}
 	return q
@@ -248,4 +256,12 @@ func within[T any](v validate.Value, seg string, read func(v validate.Value) (T,
 		v.Add(e)
 	}
 	return out, ok && sub.Len() == 0
+}
+
+// plural spells n units: "1 minute", "5 minutes".
+func plural(n int64, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
 }
