@@ -111,14 +111,14 @@ func TestPutValidation(t *testing.T) {
 		want                 string
 	}{
 		{"model-vendor empty", "model-vendor", `{}`,
-			`{"detail":[{"type":"missing","loc":["body","token"],"msg":"Field required","input":"[redacted]"}]}`},
+			`{"detail":[{"type":"missing","loc":["body","token"],"msg":"Field required","input":{}}]}`},
 		{"model-vendor types", "model-vendor", `{"token":5,"organization_id":7}`,
 			`{"detail":[{"type":"string_type","loc":["body","token"],"msg":"Input should be a valid string","input":"[redacted]"},
 			{"type":"string_type","loc":["body","organization_id"],"msg":"Input should be a valid string","input":7}]}`},
 		{"model-vendor empty token", "model-vendor", `{"token":""}`,
 			`{"detail":[{"type":"string_too_short","loc":["body","token"],"msg":"String should have at least 1 character","input":"[redacted]","ctx":{"min_length":1}}]}`},
 		{"cloud-host missing", "cloud-host", `{"proxy":"maybe"}`,
-			`{"detail":[{"type":"missing","loc":["body","token"],"msg":"Field required","input":"[redacted]"},
+			`{"detail":[{"type":"missing","loc":["body","token"],"msg":"Field required","input":{"proxy":"maybe"}},
 			{"type":"missing","loc":["body","endpoint"],"msg":"Field required","input":{"proxy":"maybe"}},
 			{"type":"bool_parsing","loc":["body","proxy"],"msg":"Input should be a valid boolean, unable to interpret input","input":"maybe"}]}`},
 		{"cloud-host http endpoint", "cloud-host", `{"token":"s3cret","endpoint":"http://example.com","available_deployments":[]}`,

@@ -39,7 +39,13 @@ func (e *Errors) Error() string {
 // are echoed as the strings "NaN", "Infinity" and "-Infinity" (FastAPI cannot encode them at
 // all and answers 500).
 func (e *Errors) Add(d Error) {
-	d.Input = finite(redactAt(d.Loc, d.Input))
+	if d.Type == "missing" {
+		// The input of a missing field is the object it is missing from (FastAPI echoes the
+		// whole body): its own credentials are redacted, the object is not.
+		d.Input = finite(redact(d.Input))
+	} else {
+		d.Input = finite(redactAt(d.Loc, d.Input))
+	}
 	if d.Loc == nil {
 		d.Loc = []any{}
 	}

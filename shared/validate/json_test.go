@@ -401,3 +401,16 @@ func TestNonFiniteInputsAreEchoedAsStrings(t *testing.T) {
 		t.Errorf("the input was changed in place: %v", opts)
 	}
 }
+
+// A missing credential echoes the object it is missing from, as FastAPI does, with that
+// object's own credentials redacted.
+func TestMissingSecretEchoesTheObject(t *testing.T) {
+	errs := New()
+	o, _ := errs.Body(map[string]any{"endpoint": "https://x.example", "password": "hunter2"}, true).Required().Object()
+	o.Get("token").Required().String()
+	b, _ := json.Marshal(errs)
+	want := `{"detail":[{"type":"missing","loc":["body","token"],"msg":"Field required","input":{"endpoint":"https://x.example","password":"[redacted]"}}]}`
+	if string(b) != want {
+		t.Errorf("got  %s\nwant %s", b, want)
+	}
+}
