@@ -20,6 +20,7 @@ type shareItem struct {
 	id       string
 	email    string
 	emailLoc []any
+	emailRaw any    // the address as sent, which errors echo (email is normalised)
 	role     string // a collaborator role; only viewer may be granted (checked after access)
 }
 
@@ -28,7 +29,7 @@ func (s shareItem) where() ([]any, any) {
 	if s.id != "" {
 		return validate.At(s.loc, "user_id"), s.id
 	}
-	return s.emailLoc, s.email
+	return s.emailLoc, s.emailRaw
 }
 
 var (
@@ -135,7 +136,7 @@ func readShare(r *http.Request) (string, []shareItem, any, error) {
 		idValue, emailValue := o.Get("user_id").Nullable(), o.Get("user_email").Nullable()
 		s.id, _ = idValue.UUID(4)
 		s.email, _ = readEmail(emailValue)
-		s.emailLoc = emailValue.Loc()
+		s.emailLoc, s.emailRaw = emailValue.Loc(), emailValue.Raw()
 		// As a Pydantic model validator, the item-wide rule runs once its fields are valid.
 		if errs.Len() == before && absent(idValue) && absent(emailValue) {
 			v.Fail("either user_id or user_email is required")
@@ -234,7 +235,7 @@ func (h *handlers) resolve(ctx context.Context, c auth.Caller, in store.Integrat
 			case err != nil:
 				return nil, nil, err
 			case byEmail.OrgID != c.OrgID:
-				errs.Add(validate.ValueError(s.emailLoc, s.email, "this e-mail address cannot be invited to the organization"))
+				errs.Add(validate.ValueError(s.emailLoc, s.emailRaw, "this e-mail address cannot be invited to the organization"))
 				continue
 			case u.ID != "" && u.ID != byEmail.ID:
 				errs.Add(validate.ValueError(s.loc, s.raw, "user_id and user_email name different users"))
