@@ -46,7 +46,9 @@ func Register(rt *httpapi.Router, d Deps) {
 
 type handlers struct{ Deps }
 
-func (h *handlers) now() time.Time { return h.Now().UTC() }
+// now is the time records are stamped with: UTC, at the microsecond precision of the
+// original service's timestamps.
+func (h *handlers) now() time.Time { return h.Now().UTC().Truncate(time.Microsecond) }
 
 // callerOf returns the authenticated caller; the middleware guarantees one, so its absence
 // is answered as no credential at all.

@@ -24,12 +24,10 @@ func checkScorerRules(errs *validate.Errors, scorerID string, s store.Scorer, re
 	}
 	options := answerOptions(errs, deref(s.OutputType), req, latest)
 	if req.outputType != nil && !equalPtr(req.outputType, s.OutputType) {
-		errs.Add(validate.ValueError([]any{"body", "output_type"}, *req.outputType,
-			"output_type must match the scorer's "+pyOptional(s.OutputType)))
+		errs.Add(validate.ValueError([]any{"body", "output_type"}, *req.outputType, mismatch("output_type", s.OutputType)))
 	}
 	if req.inputType != nil && !equalPtr(req.inputType, s.InputType) {
-		errs.Add(validate.ValueError([]any{"body", "input_type"}, *req.inputType,
-			"input_type must match the scorer's "+pyOptional(s.InputType)))
+		errs.Add(validate.ValueError([]any{"body", "input_type"}, *req.inputType, mismatch("input_type", s.InputType)))
 	}
 	return options
 }
@@ -114,7 +112,7 @@ func deref(s *string) string {
 	return *s
 }
 
-// pyList and pyOptional print values the way the messages of the original service do.
+// pyList prints a list the way the messages of the original service do.
 func pyList(xs []string) string {
 	q := make([]string, len(xs))
 	for i, x := range xs {
@@ -123,9 +121,10 @@ func pyList(xs []string) string {
 	return "[" + strings.Join(q, ", ") + "]"
 }
 
-func pyOptional(s *string) string {
-	if s == nil {
-		return "None"
+// mismatch words a field that must equal the scorer's: its value, or that it has none.
+func mismatch(field string, scorers *string) string {
+	if scorers == nil {
+		return field + " must not be sent: the scorer has no " + field
 	}
-	return "'" + *s + "'"
+	return field + " must match the scorer's '" + *scorers + "'"
 }

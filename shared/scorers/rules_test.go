@@ -124,7 +124,7 @@ func TestScorerMustMatch(t *testing.T) {
 			`[{"type":"value_error","loc":["body","output_type"],"msg":"Value error, output_type must match the scorer's 'boolean'",
 			"input":"categorical","ctx":{"error":{}}}]`},
 		{"output_type when the scorer has none", noTypes, `{"question":"q","output_type":"boolean"}`,
-			`[{"type":"value_error","loc":["body","output_type"],"msg":"Value error, output_type must match the scorer's None",
+			`[{"type":"value_error","loc":["body","output_type"],"msg":"Value error, output_type must not be sent: the scorer has no output_type",
 			"input":"boolean","ctx":{"error":{}}}]`},
 		{"input_type differs", llmScorer("boolean"), `{"question":"q","input_type":"llm_spans"}`,
 			`[{"type":"value_error","loc":["body","input_type"],"msg":"Value error, input_type must match the scorer's 'basic'",
