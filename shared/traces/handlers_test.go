@@ -218,8 +218,6 @@ func TestSearchAndIngestRefusals(t *testing.T) {
 		{"experiment id of a log stream", searchPath, `{"start_time":"2026-01-01T00:00:00Z","end_time":"2026-01-01T01:00:00Z","experiment_id":"` + ExampleLogStreamID + `"}`, "admin", 404, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			who := map[string]*struct{}{}
-			_ = who
 			var code int
 			var resp string
 			switch tc.who {
@@ -275,6 +273,24 @@ func TestExperimentRun(t *testing.T) {
 		code, resp := h.do(&h.org.Admin, "POST", searchPath, `{"start_time":"2026-01-01T00:00:00Z","end_time":"2026-01-01T00:01:00Z","`+field+`":"`+expID+`"}`)
 		if code != http.StatusNotFound {
 			t.Errorf("%s: %d %s", field, code, resp)
+		}
+	}
+}
+
+// A filter naming a column the catalog refuses echoes the column as sent, under name or its
+// alias column_id.
+func TestFilterColumnErrorEchoesTheColumn(t *testing.T) {
+	h := newHarness(t, 0)
+	for _, tc := range []struct{ filter, input string }{
+		{`{"type":"text","name":"status_code","operator":"eq","value":"x"}`, "status_code"},
+		{`{"type":"number","column_id":"metrics/nope","operator":"gt","value":1}`, "metrics/nope"},
+	} {
+		code, resp := h.do(&h.org.Admin, "POST", searchPath, `{`+exampleRange+`,"filters":[`+tc.filter+`]}`)
+		if code != 422 {
+			t.Fatalf("%s: %d %s", tc.filter, code, resp)
+		}
+		if d := detail(t, resp); len(d) != 1 || d[0]["input"] != tc.input {
+			t.Errorf("%s: detail %v, want input %q", tc.filter, d, tc.input)
 		}
 	}
 }

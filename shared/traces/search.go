@@ -69,9 +69,15 @@ func checkColumns(run store.Run, q searchRequest, raw any) error {
 	list, _ := body["filters"].([]any)
 	for i, f := range q.filters {
 		if !columnAccepts(cat, f) {
-			var input any
+			var input any = f.column // the column as sent under "name" (or its alias column_id)
 			if i < len(list) {
-				input = list[i]
+				if obj, ok := list[i].(map[string]any); ok {
+					if v, ok := obj["name"]; ok {
+						input = v
+					} else if v, ok := obj["column_id"]; ok {
+						input = v
+					}
+				}
 			}
 			errs.Add(validate.ValueError([]any{"body", "filters", i, f.kind, "name"}, input,
 				fmt.Sprintf("column %q is not a filterable column of filter_type %s", f.column, f.kind)))
