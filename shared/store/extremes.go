@@ -69,7 +69,13 @@ func ApplyExtreme(cur Item, e Extreme) Item {
 	if cur == nil {
 		cur = Item{}
 	}
-	cur[e.Attr] = e.Value
+	// as the adapters read it back (an integral number is an int64), so that the next
+	// compare-and-set on it holds
+	v, err := Normalize(e.Value)
+	if err != nil {
+		v = e.Value
+	}
+	cur[e.Attr] = v
 	return cur
 }
 

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -82,6 +83,56 @@ func TestAddToRunSummaryLosesNoUpdate(t *testing.T) {
 		}
 		if n := s.Metrics["tone"].Categories["yes"]; n != writers {
 			t.Errorf("tone yes = %d, want %d", n, writers)
+		}
+	})
+}
+
+// TestRunSummaryUpdateInTransaction folds deltas into a summary as actions of transactions
+// (how trace ingestion writes it): counts and scaled sums add up, min and max move only under
+// their compare-and-set conditions, and names holding '#' or '%' read back intact.
+func TestRunSummaryUpdateInTransaction(t *testing.T) {
+	eachTable(t, func(t *testing.T, tbl store.Table) {
+		ctx := t.Context()
+		now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+		delta := func(vals ...float64) store.RunSummary {
+			d := store.RunSummary{NumTraces: int64(len(vals)), NumSpans: 1, Metrics: map[string]store.MetricStats{}}
+			m, c := store.MetricStats{}, store.MetricStats{}
+			for _, v := range vals {
+				m.Observe(v)
+				c.ObserveCategory("a#b %")
+			}
+			d.Metrics["score#1"], d.Metrics["tone"] = m, c
+			return d
+		}
+		write := func(d store.RunSummary, cur store.Item) error {
+			u := store.WithExtremes(store.RunSummaryUpdate("run2", d, now), cur, store.RunSummaryExtremes(d))
+			return tbl.Transact(ctx, []store.Op{store.UpdateOp(u),
+				store.PutOp(store.Item{store.AttrPK: "X", store.AttrSK: fmt.Sprint(d.NumTraces, cur == nil)}, store.NotExists())})
+		}
+		if err := write(delta(0.5, 2.25), nil); err != nil {
+			t.Fatal(err)
+		}
+		// a writer that read before the first write: its min condition fails, nothing applies
+		err := write(delta(0.25), nil)
+		if !errors.Is(err, store.ErrConditionFailed) {
+			t.Fatalf("stale write: %v, want a failed condition", err)
+		}
+		cur, err := tbl.Get(ctx, store.RunSummaryKey("run2"), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := write(delta(0.25), cur); err != nil {
+			t.Fatal(err)
+		}
+		got, err := store.GetRunSummaries(ctx, tbl, []string{"run2"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := got["run2"]
+		m := s.Metrics["score#1"]
+		if s.NumTraces != 3 || s.NumSpans != 2 || m.Count != 3 || m.Sum != 3 || *m.Min != 0.25 || *m.Max != 2.25 ||
+			s.Metrics["tone"].Categories["a#b %"] != 3 || s.Metrics["tone"].Count != 3 || !s.UpdatedAt.Equal(now) {
+			t.Errorf("summary = %+v, score#1 = %+v (min %v max %v)", s, m, *m.Min, *m.Max)
 		}
 	})
 }
