@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"net/http"
 	"reflect"
 	"strings"
 	"sync"
@@ -242,4 +243,47 @@ func TestIngestConcurrentDuplicatesCountOnce(t *testing.T) {
 			t.Errorf("concurrent ingestion differs from one ingestion: %s", diff)
 		}
 	})
+}
+
+// TestIngestTraceWithMostTags: a trace with every group column set and the most tags a
+// request may give it is stored with all its roll-up rows in one transaction; one tag more
+// is refused before anything is written.
+func TestIngestTraceWithMostTags(t *testing.T) {
+	h := newHarness(t, 0)
+	body := func(tags int) string {
+		var b strings.Builder
+		for i := range tags {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `"tag-%d"`, i)
+		}
+		return `{"log_stream_id":"` + ExampleLogStreamID + `","traces":[{"created_at":"2026-01-01T05:00:00Z","name":"n",
+		  "model":"m","provider":"p","status_code":200,"session_id":"2f0e0d0c-0b0a-4009-8807-060504030201","tags":[` + b.String() + `]}]}`
+	}
+	code, resp := h.do(&h.org.Admin, "POST", ingestPath, body(maxTagsPerTrace+1))
+	if code != http.StatusUnprocessableEntity || !strings.Contains(resp, `"tags"`) {
+		t.Fatalf("%d tags: %d %s, want 422 on tags", maxTagsPerTrace+1, code, resp)
+	}
+	counted := storefault.New(h.tbl)
+	trs := []store.Trace{{ID: "3f0e0d0c-0b0a-4009-8807-060504030201", CreatedAt: time.Date(2026, 1, 1, 5, 0, 0, 0, time.UTC),
+		Name: "n", Model: ptr("m"), Provider: ptr("p"), StatusCode: ptr(int64(200)), SessionID: ptr("2f0e0d0c-0b0a-4009-8807-060504030201")}}
+	for i := range maxTagsPerTrace {
+		trs[0].Tags = append(trs[0].Tags, fmt.Sprintf("tag-%d", i))
+	}
+	run, err := store.GetRun(t.Context(), h.tbl, h.org.ID, ExampleProjectID, ExampleLogStreamID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := Ingest(t.Context(), counted, run, trs, testNow); err != nil || n != 1 {
+		t.Fatalf("ingest: %d, %v", n, err)
+	}
+	if ops := opsOf(counted.Calls()); fmt.Sprint(ops) != "[BatchGet Transact]" {
+		t.Errorf("calls %v, want one read and one transaction", ops)
+	}
+	a := h.search(`{"start_time":"2026-01-01T05:00:00Z","end_time":"2026-01-01T05:01:00Z","interval":1,"log_stream_id":"` +
+		ExampleLogStreamID + `","group_by":"tags"}`)
+	if len(a.GroupByColumns) != maxTagsPerTrace {
+		t.Errorf("%d tag groups, want %d", len(a.GroupByColumns), maxTagsPerTrace)
+	}
 }

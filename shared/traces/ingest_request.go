@@ -15,6 +15,10 @@ import (
 const (
 	maxTracesPerRequest = 1000
 	maxSpansPerTrace    = 500
+	// maxTagsPerTrace keeps a trace and everything it adds in one transaction (100
+	// actions): its put, a session claim, the run and column summaries, and, per minute and
+	// per hour, the totals, five group columns and one row per tag: 16 + 2 per tag.
+	maxTagsPerTrace = 40
 )
 
 var (
@@ -174,7 +178,7 @@ func readTrace(v validate.Value, now time.Time) store.Trace {
 		tr.IsComplete, _ = c.Bool()
 	}
 	if tv := o.Get("tags").Nullable(); tv.Present() && !tv.IsNull() {
-		tags, _ := tv.List()
+		tags, _ := tv.List(validate.MaxLen(maxTagsPerTrace))
 		for _, t := range tags {
 			if s, ok := t.String(); ok {
 				tr.Tags = append(tr.Tags, s)
