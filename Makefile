@@ -37,7 +37,7 @@ STATICCHECK := go run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 # Go files of the module, without the tool caches and build outputs (which may hold Go files).
 GO_FILES = $(shell find . \( -path ./.git -o -path ./.cache -o -path ./.aws-sam -o -path ./$(BUILD_DIR) -o -path ./.data -o -name node_modules \) -prune -o -name '*.go' -type f -print)
 
-.PHONY: help build run invoke bootstrap test lint bench load clean distclean template-check \
+.PHONY: help build run seed invoke bootstrap test lint bench load clean distclean template-check \
 	$(foreach f,$(FUNCTIONS),build-$(call fn_id,$(f)))
 
 help: ## list the targets
@@ -70,8 +70,11 @@ build-$(1):
 endef
 $(foreach f,$(FUNCTIONS),$(eval $(call SAM_BUILD_RULE,$(call fn_id,$(f)),$(call fn_dir,$(f)))))
 
-run: ## the whole API on 127.0.0.1:3000 (embedded store)
+run: ## the whole API on 127.0.0.1:3000 (embedded store; DEMO=1 loads a demo day of traces first)
 	go run ./infra/local
+
+seed: ## load a demo project with a day of synthetic traces into the local store (stop make run first)
+	go run ./infra/seed
 
 invoke: ## one sample event through a function's handler: make invoke FN=datasets EVENT=events/...json
 	@[ -n "$(FN)" ] && [ -n "$(EVENT)" ] || { echo "usage: make invoke FN=<function> EVENT=<events/...json>" >&2; exit 2; }

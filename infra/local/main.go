@@ -22,6 +22,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/evalobs/evalapi/infra/demo"
 	"github.com/evalobs/evalapi/shared/app"
 	"github.com/evalobs/evalapi/shared/app/groups"
 	"github.com/evalobs/evalapi/shared/app/local"
@@ -81,6 +82,12 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	}
 	if err := local.Bootstrap(ctx, d, getenv, stdout); err != nil {
 		return err
+	}
+	if demoOn, _ := strconv.ParseBool(getenv("DEMO")); demoOn {
+		// DEMO=1 loads a demo project with a day of traces before serving (as make seed does).
+		if err := demo.Seed(ctx, d, getenv, demo.DefaultTraces, 1, stdout); err != nil {
+			return err
+		}
 	}
 
 	var all []app.Register

@@ -1,0 +1,38 @@
+package demo
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/evalobs/evalapi/shared/app"
+	"github.com/evalobs/evalapi/shared/app/local"
+	"github.com/evalobs/evalapi/shared/store"
+)
+
+// Seed creates the first organization if need be, then loads the demo for its admin
+// (ADMIN_EMAIL, default admin@example.com) and says how to query it.
+func Seed(ctx context.Context, d app.Deps, getenv func(string) string, traces int, seed uint64, out io.Writer) error {
+	if err := local.Bootstrap(ctx, d, getenv, out); err != nil {
+		return err
+	}
+	email := getenv("ADMIN_EMAIL")
+	if email == "" {
+		email = "admin@example.com"
+	}
+	admin, _, err := store.UserByEmail(ctx, d.Table, email)
+	if err != nil {
+		return fmt.Errorf("the admin %s: %w (set ADMIN_EMAIL to the admin of this store)", email, err)
+	}
+	fmt.Fprintf(out, "Loading a day of %d demo traces for %s\n", traces, admin.Email)
+	res, err := Load(ctx, d.Table, admin.OrgID, admin.ID, Options{Traces: traces, Seed: seed, Progress: out})
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(out, `Demo project %s, log stream %s: %d traces from %s to %s. Try:
+  curl -H "Service-API-Key: $KEY" -d '{"log_stream_id":"%s","start_time":"%s","end_time":"%s","interval":60}' \
+    http://127.0.0.1:3000/v2/projects/%s/metrics/search
+`, res.ProjectID, res.LogStreamID, res.Traces, res.From.Format("2006-01-02T15:04Z"), res.To.Format("2006-01-02T15:04Z"),
+		res.LogStreamID, res.From.Format("2006-01-02T15:04:05Z"), res.To.Format("2006-01-02T15:04:05Z"), res.ProjectID)
+	return err
+}
