@@ -10,8 +10,9 @@ import (
 	"github.com/evalobs/evalapi/shared/apitest"
 )
 
-// TestLoadSmall starts the local host as a process and runs a small load against it: 2,000
-// requests from 50 clients, no unexpected answer, and every write read back.
+// TestLoadSmall starts the local host as a process and runs a small load against it: 3,000
+// requests from 200 clients (the concurrency, at a size that fits CI), no unexpected
+// answer, and every write read back.
 func TestLoadSmall(t *testing.T) {
 	root, err := apitest.ModuleRoot()
 	if err != nil {
@@ -32,7 +33,7 @@ func TestLoadSmall(t *testing.T) {
 			t.Errorf("stop: %v", err)
 		}
 	}()
-	cfg := config{URL: h.URL, APIKey: h.APIKey, Clients: 50, Requests: 2000, Timeout: 60 * time.Second, Tag: "test"}
+	cfg := config{URL: h.URL, APIKey: h.APIKey, Clients: 200, Requests: 3000, Timeout: 60 * time.Second, Tag: "test"}
 	rep, err := run(context.WithoutCancel(ctx), cfg)
 	if err != nil {
 		t.Fatal(err)
