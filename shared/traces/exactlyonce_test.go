@@ -98,9 +98,14 @@ func readState(t *testing.T, tbl store.Table, run store.Run) runState {
 // ingestion: no trace lost, none counted twice, no roll-up or summary half-written.
 func TestIngestFaultThenRetryIsExactlyOnce(t *testing.T) {
 	testenv.EachTable(t, func(t *testing.T, tbl store.Table) {
+		// moto copies all its tables in every transaction (slower as they grow): fewer
+		// traces there, still spread over enough minutes to need several transactions
 		n := 150
-		if testing.Short() || !strings.HasSuffix(t.Name(), "/embedded") {
-			n = 60 // moto copies its tables in every transaction: slow as they grow
+		switch {
+		case strings.HasSuffix(t.Name(), "/moto"):
+			n = 16
+		case testing.Short() || !strings.HasSuffix(t.Name(), "/embedded"):
+			n = 60
 		}
 		traces := eoTraces(11, n)
 		traces = append(traces, traces[3]) // the same trace twice in one request is stored once
@@ -193,7 +198,11 @@ func opsOf(calls []storefault.Call) []storefault.Op {
 // are rebuilt; every trace must be counted once, and the answers must add up to the traces.
 func TestIngestConcurrentDuplicatesCountOnce(t *testing.T) {
 	testenv.EachTable(t, func(t *testing.T, tbl store.Table) {
-		const writers, each = 4, 30
+		const writers = 4
+		each := 30
+		if strings.HasSuffix(t.Name(), "/moto") {
+			each = 10 // moto copies all its tables in every transaction
+		}
 		all := eoTraces(5, writers*each)
 		for i := range all {
 			all[i].CreatedAt = propStart.Add(time.Duration(i%50) * time.Second)
