@@ -96,69 +96,76 @@ func readState(t *testing.T, tbl store.Table, run store.Run) runState {
 // turn (before the call, and after a write applied with its answer lost), retries the same
 // request without fault, and requires the run to read exactly as after one healthy
 // ingestion: no trace lost, none counted twice, no roll-up or summary half-written.
+//
+// It runs on the embedded store and DynamoDB Local, not on moto: moto copies every table in
+// every transaction, so the hundreds of faulted ingestions here take minutes and gigabytes
+// there; DynamoDB Local holds the transactional semantics, and moto runs the concurrency
+// test below.
 func TestIngestFaultThenRetryIsExactlyOnce(t *testing.T) {
-	testenv.EachTable(t, func(t *testing.T, tbl store.Table) {
-		// moto copies all its tables in every transaction (slower as they grow): fewer
-		// traces there, still spread over enough minutes to need several transactions
-		n := 150
-		switch {
-		case strings.HasSuffix(t.Name(), "/moto"):
-			n = 16
-		case testing.Short() || !strings.HasSuffix(t.Name(), "/embedded"):
-			n = 60
+	for _, b := range testenv.Backends() {
+		if b.Name == "moto" {
+			continue
 		}
-		traces := eoTraces(11, n)
-		traces = append(traces, traces[3]) // the same trace twice in one request is stored once
-		ingest := func(t store.Table, run store.Run) (int, error) {
-			return Ingest(context.Background(), t, run, append([]store.Trace(nil), traces...), propStart)
-		}
-		healthy := eoRun("70000000-0000-4000-8000-000000000000")
-		counted := storefault.New(tbl)
-		wrote, err := ingest(counted, healthy)
-		if err != nil || wrote != n {
-			t.Fatalf("healthy ingest wrote %d, %v; want %d", wrote, err, n)
-		}
-		calls := counted.Calls()
-		if len(calls) < 3 {
-			t.Fatalf("the request made %d store calls: want a read and several chunks", len(calls))
-		}
-		want := readState(t, tbl, healthy)
-		if want.Summary.NumTraces != int64(n) || len(want.Traces) != n || want.Summary.NumSessions != 3 {
-			t.Fatalf("healthy state: %d traces stored, summary %+v", len(want.Traces), want.Summary)
-		}
-		faults := []struct {
-			name    string
-			err     func() error
-			applied bool
-		}{{"throttled", storefault.Throttled, false}, {"timeout after write", storefault.Timeout, true}}
-		runs := 0
-		for _, f := range faults {
-			for at := 1; at <= len(calls); at++ {
-				if f.applied && !calls[at-1].Op.Writes() {
-					continue
-				}
-				runs++
-				run := eoRun(fmt.Sprintf("70000000-0000-4000-8000-%012d", runs))
-				faulty := storefault.New(tbl, storefault.Fault{At: at, Err: f.err(), Applied: f.applied})
-				first, err := ingest(faulty, run)
-				if err == nil {
-					t.Fatalf("%s at call %d (%s): no error", f.name, at, calls[at-1].Op)
-				}
-				second, err := ingest(tbl, run)
-				if err != nil {
-					t.Fatalf("%s at call %d: retry: %v", f.name, at, err)
-				}
-				if first+second > n {
-					t.Errorf("%s at call %d: wrote %d then %d traces, more than %d", f.name, at, first, second, n)
-				}
-				if diff := stateDiff(readState(t, tbl, run), want); diff != "" {
-					t.Errorf("%s at call %d (%s): after the retry the run differs from a healthy ingest: %s",
-						f.name, at, calls[at-1].Op, diff)
-				}
+		t.Run(b.Name, func(t *testing.T) { ingestFaultThenRetry(t, b.Open(t)) })
+	}
+}
+
+func ingestFaultThenRetry(t *testing.T, tbl store.Table) {
+	n := 150
+	if testing.Short() || !strings.HasSuffix(t.Name(), "/embedded") {
+		n = 60
+	}
+	traces := eoTraces(11, n)
+	traces = append(traces, traces[3]) // the same trace twice in one request is stored once
+	ingest := func(t store.Table, run store.Run) (int, error) {
+		return Ingest(context.Background(), t, run, append([]store.Trace(nil), traces...), propStart)
+	}
+	healthy := eoRun("70000000-0000-4000-8000-000000000000")
+	counted := storefault.New(tbl)
+	wrote, err := ingest(counted, healthy)
+	if err != nil || wrote != n {
+		t.Fatalf("healthy ingest wrote %d, %v; want %d", wrote, err, n)
+	}
+	calls := counted.Calls()
+	if len(calls) < 3 {
+		t.Fatalf("the request made %d store calls: want a read and several chunks", len(calls))
+	}
+	want := readState(t, tbl, healthy)
+	if want.Summary.NumTraces != int64(n) || len(want.Traces) != n || want.Summary.NumSessions != 3 {
+		t.Fatalf("healthy state: %d traces stored, summary %+v", len(want.Traces), want.Summary)
+	}
+	faults := []struct {
+		name    string
+		err     func() error
+		applied bool
+	}{{"throttled", storefault.Throttled, false}, {"timeout after write", storefault.Timeout, true}}
+	runs := 0
+	for _, f := range faults {
+		for at := 1; at <= len(calls); at++ {
+			if f.applied && !calls[at-1].Op.Writes() {
+				continue
+			}
+			runs++
+			run := eoRun(fmt.Sprintf("70000000-0000-4000-8000-%012d", runs))
+			faulty := storefault.New(tbl, storefault.Fault{At: at, Err: f.err(), Applied: f.applied})
+			first, err := ingest(faulty, run)
+			if err == nil {
+				t.Fatalf("%s at call %d (%s): no error", f.name, at, calls[at-1].Op)
+			}
+			second, err := ingest(tbl, run)
+			if err != nil {
+				t.Fatalf("%s at call %d: retry: %v", f.name, at, err)
+			}
+			if first+second > n {
+				t.Errorf("%s at call %d: wrote %d then %d traces, more than %d", f.name, at, first, second, n)
+			}
+			if diff := stateDiff(readState(t, tbl, run), want); diff != "" {
+				t.Errorf("%s at call %d (%s): after the retry the run differs from a healthy ingest: %s",
+					f.name, at, calls[at-1].Op, diff)
 			}
 		}
-		t.Logf("%d traces, %d store calls healthy (%v), %d faulted runs", n, len(calls), opsOf(calls), runs)
-	})
+	}
+	t.Logf("%d traces, %d store calls healthy (%v), %d faulted runs", n, len(calls), opsOf(calls), runs)
 }
 
 // stateDiff names the first part of got that differs from want, with both values.
