@@ -22,6 +22,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sync"
 	"testing"
 
@@ -195,4 +196,20 @@ func clip(b []byte) string {
 		return string(b[:max]) + "..."
 	}
 	return string(b)
+}
+
+// SameJSON reports an error unless got and want hold the same JSON value (whatever their
+// spacing and key order).
+func SameJSON(t testing.TB, got, want string) {
+	t.Helper()
+	var g, w any
+	if err := json.Unmarshal([]byte(got), &g); err != nil {
+		t.Fatalf("got is not JSON: %v\n%s", err, got)
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatalf("want is not JSON: %v\n%s", err, want)
+	}
+	if !reflect.DeepEqual(g, w) {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
 }

@@ -112,3 +112,21 @@ func TestValidationErrorInputIsAnyValue(t *testing.T) {
 		}
 	}
 }
+
+func TestSameJSON(t *testing.T) {
+	for _, tc := range []struct {
+		got, want string
+		fails     bool
+	}{
+		{`{"a":1,"b":[1,2]}`, `{ "b": [1, 2], "a": 1 }`, false},
+		{`{"a":1}`, `{"a":2}`, true},
+		{`{"a":[1,2]}`, `{"a":[2,1]}`, true},
+		{`{"a":1}`, `{"a":1,"b":null}`, true},
+	} {
+		ft := &fakeT{TB: t}
+		SameJSON(ft, tc.got, tc.want)
+		if ft.failed != tc.fails {
+			t.Errorf("SameJSON(%s, %s) failed=%v, want %v", tc.got, tc.want, ft.failed, tc.fails)
+		}
+	}
+}

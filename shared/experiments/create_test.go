@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalobs/evalapi/shared/apitest"
 	"github.com/evalobs/evalapi/shared/auth/authtest"
 	"github.com/evalobs/evalapi/shared/datasets"
 	"github.com/evalobs/evalapi/shared/store"
@@ -24,7 +25,7 @@ func TestUnauthenticated(t *testing.T) {
 		if code != http.StatusUnauthorized {
 			t.Fatalf("%s %s: %d %s, want 401", r.method, r.path, code, body)
 		}
-		sameJSON(t, body, `{"detail":"Not authenticated"}`)
+		apitest.SameJSON(t, body, `{"detail":"Not authenticated"}`)
 	}
 }
 
@@ -47,7 +48,7 @@ func TestCreateExperimentEveryField(t *testing.T) {
 	}
 	id := h.list(&h.org.User, pid, "")[0]["id"].(string)
 	u := h.org.User
-	sameJSON(t, resp, fmt.Sprintf(`{"id":%q,"project_id":%q,"task_type":17,"created_at":"2026-05-06T07:08:09Z","updated_at":"2026-05-06T07:08:09Z",
+	apitest.SameJSON(t, resp, fmt.Sprintf(`{"id":%q,"project_id":%q,"task_type":17,"created_at":"2026-05-06T07:08:09Z","updated_at":"2026-05-06T07:08:09Z",
 		"name":"baseline","created_by":%q,"created_by_user":{"id":%q,"email":%q,"first_name":"Test","last_name":"user"},
 		"num_spans":null,"num_traces":null,"num_sessions":null,
 		"dataset":{"dataset_id":%q,"version_index":1,"name":"fixture-qa"},
@@ -115,7 +116,7 @@ func TestCreateExperimentRefusals(t *testing.T) {
 			if code != tc.status {
 				t.Fatalf("%d %s, want %d", code, resp, tc.status)
 			}
-			sameJSON(t, resp, tc.want)
+			apitest.SameJSON(t, resp, tc.want)
 		})
 	}
 	if got := h.list(&h.org.User, pid, ""); len(got) != 1 {

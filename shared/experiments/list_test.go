@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/evalobs/evalapi/shared/apitest"
 	"github.com/evalobs/evalapi/shared/store"
 )
 
@@ -55,7 +56,7 @@ func TestListNewestFirstWithCounts(t *testing.T) {
 	if code != 422 {
 		t.Fatalf("include_counts=maybe: %d %s", code, resp)
 	}
-	sameJSON(t, resp, `{"detail":[{"type":"bool_parsing","loc":["query","include_counts"],"msg":"Input should be a valid boolean, unable to interpret input","input":"maybe"}]}`)
+	apitest.SameJSON(t, resp, `{"detail":[{"type":"bool_parsing","loc":["query","include_counts"],"msg":"Input should be a valid boolean, unable to interpret input","input":"maybe"}]}`)
 	for _, who := range []string{"other org", "unknown"} {
 		p := pid
 		u := &h.other.User
@@ -66,7 +67,7 @@ func TestListNewestFirstWithCounts(t *testing.T) {
 		if code != 404 {
 			t.Fatalf("%s: %d %s", who, code, resp)
 		}
-		sameJSON(t, resp, `{"detail":"Project not found"}`)
+		apitest.SameJSON(t, resp, `{"detail":"Project not found"}`)
 	}
 	if got := h.list(&h.org.User, h.project(h.org), ""); len(got) != 0 {
 		t.Fatalf("empty project: %v", got)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/evalobs/evalapi/shared/apitest"
 	"github.com/evalobs/evalapi/shared/store"
 )
 
@@ -39,7 +40,7 @@ func TestAvailableColumns(t *testing.T) {
 			t.Errorf("column %d %v: is_empty %v, want %v", i, c["id"], c["is_empty"], !filled)
 		}
 	}
-	sameJSON(t, asJSON(t, resp.Columns[36]), `{"id":"metrics/tone","label":"tone","description":"Values of the metric tone.",
+	apitest.SameJSON(t, asJSON(t, resp.Columns[36]), `{"id":"metrics/tone","label":"tone","description":"Values of the metric tone.",
 		"category":"metric","group_label":"Metrics","data_type":"floating_point","data_unit":"percentage","filter_type":"number",
 		"filterable":true,"sortable":true,"multi_valued":false,"is_empty":false,"is_optional":true,"applicable_types":[],
 		"allowed_values":null,"roll_up_method":"max","threshold":{"buckets":[0.33,0.66],"display_value_levels":["Low","Medium","High"],"inverted":false}}`)
@@ -79,7 +80,7 @@ func TestAvailableColumns(t *testing.T) {
 			if code != tc.status {
 				t.Fatalf("status %d %s, want %d", code, body, tc.status)
 			}
-			sameJSON(t, body, tc.want)
+			apitest.SameJSON(t, body, tc.want)
 		})
 	}
 }
@@ -91,5 +92,5 @@ func TestAvailableColumnsWithoutExperiments(t *testing.T) {
 	if code != 404 {
 		t.Fatalf("%d %s", code, body)
 	}
-	sameJSON(t, body, `{"detail":"Experiment not found"}`)
+	apitest.SameJSON(t, body, `{"detail":"Experiment not found"}`)
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/evalobs/evalapi/shared/apitest"
 	"github.com/evalobs/evalapi/shared/auth/authtest"
 )
 
@@ -31,7 +32,7 @@ func TestUnauthenticated(t *testing.T) {
 			if code != http.StatusUnauthorized {
 				t.Fatalf("status %d %s, want 401", code, body)
 			}
-			sameJSON(t, body, `{"detail":"Not authenticated"}`)
+			apitest.SameJSON(t, body, `{"detail":"Not authenticated"}`)
 		})
 	}
 }
@@ -44,7 +45,7 @@ func TestProjectsAndLogStreams(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &p); code != 200 || err != nil || p.Name != "demo" {
 		t.Fatalf("create project: %d %s", code, body)
 	}
-	sameJSON(t, body, fmt.Sprintf(`{"id":%q,"name":"demo","created_by":%q,"created_at":"2026-05-06T07:08:09Z","updated_at":"2026-05-06T07:08:09Z"}`,
+	apitest.SameJSON(t, body, fmt.Sprintf(`{"id":%q,"name":"demo","created_by":%q,"created_at":"2026-05-06T07:08:09Z","updated_at":"2026-05-06T07:08:09Z"}`,
 		p.ID, user.UserID))
 	pp := "/v2/projects/" + p.ID
 	for _, tc := range []struct {
@@ -90,7 +91,7 @@ func TestProjectsAndLogStreams(t *testing.T) {
 				t.Fatalf("status %d %s, want %d", code, body, tc.status)
 			}
 			if tc.want != "" {
-				sameJSON(t, body, tc.want)
+				apitest.SameJSON(t, body, tc.want)
 			}
 		})
 	}

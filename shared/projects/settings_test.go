@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/evalobs/evalapi/shared/apitest"
 	"github.com/evalobs/evalapi/shared/auth/authtest"
 )
 
@@ -118,20 +119,20 @@ func TestMetricSettingsRoundTrip(t *testing.T) {
 	if code != 200 {
 		t.Fatalf("GET new settings: %d %s", code, body)
 	}
-	sameJSON(t, body, `{"scorers":[],"segment_filters":null}`)
+	apitest.SameJSON(t, body, `{"scorers":[],"segment_filters":null}`)
 
 	want := asJSON(t, expectedSettings())
 	code, body = h.do(user, "PATCH", path, patchBody)
 	if code != 200 {
 		t.Fatalf("PATCH: %d %s", code, body)
 	}
-	sameJSON(t, body, want)
+	apitest.SameJSON(t, body, want)
 	for _, who := range []*authtest.User{user, &h.org.ReadOnly} {
 		code, body = h.do(who, "GET", path, "")
 		if code != 200 {
 			t.Fatalf("GET: %d %s", code, body)
 		}
-		sameJSON(t, body, want)
+		apitest.SameJSON(t, body, want)
 	}
 
 	// Parts that are absent or null stay; a part that is sent replaces.
@@ -141,13 +142,13 @@ func TestMetricSettingsRoundTrip(t *testing.T) {
 	if code != 200 {
 		t.Fatalf("PATCH segment filters: %d %s", code, body)
 	}
-	sameJSON(t, body, asJSON(t, exp))
+	apitest.SameJSON(t, body, asJSON(t, exp))
 	code, body = h.do(user, "PATCH", path, `{"scorers":[{"id":"`+scorerB+`"}]}`)
 	exp["scorers"] = []any{config(map[string]any{"id": scorerB})}
 	if code != 200 {
 		t.Fatalf("PATCH scorers: %d %s", code, body)
 	}
-	sameJSON(t, body, asJSON(t, exp))
+	apitest.SameJSON(t, body, asJSON(t, exp))
 }
 
 func TestMetricSettingsErrors(t *testing.T) {
@@ -186,7 +187,7 @@ func TestMetricSettingsErrors(t *testing.T) {
 			if code != tc.status {
 				t.Fatalf("status %d %s, want %d", code, body, tc.status)
 			}
-			sameJSON(t, body, tc.want)
+			apitest.SameJSON(t, body, tc.want)
 		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalobs/evalapi/shared/apitest"
 	"github.com/evalobs/evalapi/shared/validate"
 )
 
@@ -78,7 +79,7 @@ func TestSettingsPatchFilters(t *testing.T) {
 		{"filters null", scorerWith(`,"filters":null`), `[]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sameJSON(t, detailOf(t, tc.body, readPatch), `{"detail":`+tc.want+`}`)
+			apitest.SameJSON(t, detailOf(t, tc.body, readPatch), `{"detail":`+tc.want+`}`)
 		})
 	}
 }
@@ -108,7 +109,7 @@ func TestSettingsPatchSegmentFilters(t *testing.T) {
 			`[{"type":"list_type","loc":["body","segment_filters"],"msg":"Input should be a valid list","input":{"sample_rate":1}}]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sameJSON(t, detailOf(t, tc.body, readPatch), `{"detail":`+tc.want+`}`)
+			apitest.SameJSON(t, detailOf(t, tc.body, readPatch), `{"detail":`+tc.want+`}`)
 		})
 	}
 }
@@ -180,7 +181,7 @@ func TestSettingsPatchScorerFields(t *testing.T) {
 		{"scorers null leaves them", `{"scorers":null}`, `[]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sameJSON(t, detailOf(t, tc.body, readPatch), `{"detail":`+tc.want+`}`)
+			apitest.SameJSON(t, detailOf(t, tc.body, readPatch), `{"detail":`+tc.want+`}`)
 		})
 	}
 }

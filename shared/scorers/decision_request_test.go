@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalobs/evalapi/shared/apitest"
 	"github.com/evalobs/evalapi/shared/validate"
 )
 
@@ -60,7 +61,7 @@ func TestDecisionRequestShape(t *testing.T) {
 			raw, present := decode(t, tc.body)
 			errs := validate.New()
 			readDecisionRequest(errs, raw, present)
-			sameJSON(t, bodyOf(t, errs), `{"detail":`+tc.want+`}`)
+			apitest.SameJSON(t, bodyOf(t, errs), `{"detail":`+tc.want+`}`)
 		})
 	}
 }

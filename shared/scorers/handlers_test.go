@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/evalobs/evalapi/shared/apitest"
 	"github.com/evalobs/evalapi/shared/auth/authtest"
 	"github.com/evalobs/evalapi/shared/store"
 )
@@ -28,7 +29,7 @@ func TestUnauthenticated(t *testing.T) {
 		if code != http.StatusUnauthorized {
 			t.Fatalf("%s: %d %s, want 401", r.path, code, body)
 		}
-		sameJSON(t, body, `{"detail":"Not authenticated"}`)
+		apitest.SameJSON(t, body, `{"detail":"Not authenticated"}`)
 	}
 }
 
@@ -41,7 +42,7 @@ func TestCreateScorer(t *testing.T) {
 	if err := json.Unmarshal([]byte(resp), &s); code != 200 || err != nil {
 		t.Fatalf("create: %d %s", code, resp)
 	}
-	sameJSON(t, resp, fmt.Sprintf(`{"id":%q,"name":"politeness","scorer_type":"llm","description":"","tags":["a"],
+	apitest.SameJSON(t, resp, fmt.Sprintf(`{"id":%q,"name":"politeness","scorer_type":"llm","description":"","tags":["a"],
 		"defaults":{"model_name":"judge","num_judges":3,"cot_enabled":true},"output_type":"categorical","input_type":"basic",
 		"scoreable_node_types":["llm"],"created_by":%q,"created_at":"2026-05-06T07:08:09Z","updated_at":"2026-05-06T07:08:09Z"}`,
 		s.ID, h.org.User.UserID))
@@ -70,7 +71,7 @@ func TestCreateScorer(t *testing.T) {
 				t.Fatalf("%d %s, want %d", code, resp, tc.status)
 			}
 			if tc.want != "" {
-				sameJSON(t, resp, tc.want)
+				apitest.SameJSON(t, resp, tc.want)
 			}
 		})
 	}
@@ -150,7 +151,7 @@ func TestDecisionVersion(t *testing.T) {
 
 	discrete := h.scorer(user, `{"name":"levels","scorer_type":"llm","output_type":"discrete"}`)
 	dv := h.version(user, discrete, `{"question":"How good?","answer_options":["bad","ok","great"]}`)
-	sameJSON(t, asJSON(t, dv.DecisionScorer["answer_options"]),
+	apitest.SameJSON(t, asJSON(t, dv.DecisionScorer["answer_options"]),
 		`[{"label":"bad","value":0},{"label":"ok","value":1},{"label":"great","value":2}]`)
 
 	prob := h.scorer(user, `{"name":"prob","scorer_type":"llm","output_type":"boolean_probability"}`)
@@ -194,7 +195,7 @@ func TestDecisionVersionErrors(t *testing.T) {
 			if code != tc.status {
 				t.Fatalf("%d %s, want %d", code, resp, tc.status)
 			}
-			sameJSON(t, resp, tc.want)
+			apitest.SameJSON(t, resp, tc.want)
 		})
 	}
 	// None of the refused requests made a version.

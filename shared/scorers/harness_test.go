@@ -30,7 +30,7 @@ type harness struct {
 func newHarness(t *testing.T, tbl store.Table) *harness {
 	t.Helper()
 	if tbl == nil {
-		tbl = embeddedTable(t)
+		tbl = testenv.Embedded(t)
 	}
 	env := authtest.New(t, tbl, auth.Config{})
 	rt := httpapi.NewRouter(slog.New(slog.DiscardHandler))
@@ -55,7 +55,5 @@ func (h *harness) scorer(who *authtest.User, body string) string {
 	}
 	return s.ID
 }
-
-func embeddedTable(t *testing.T) store.Table { return testenv.Embedded(t) }
 
 func eachTable(t *testing.T, fn func(t *testing.T, tbl store.Table)) { testenv.EachTable(t, fn) }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/evalobs/evalapi/shared/apitest"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
 )
@@ -92,9 +93,9 @@ func TestAnswerOptionsPerOutputType(t *testing.T) {
 				body = `{"question":"q","answer_options":` + tc.options + `}`
 			}
 			stored, problems := rulesOf(t, llmScorer(tc.outputType), body, tc.latest)
-			sameJSON(t, problems, `{"detail":`+tc.problems+`}`)
+			apitest.SameJSON(t, problems, `{"detail":`+tc.problems+`}`)
 			if problems == `{"detail":[]}` {
-				sameJSON(t, stored, tc.stored)
+				apitest.SameJSON(t, stored, tc.stored)
 			}
 		})
 	}
@@ -138,7 +139,7 @@ func TestScorerMustMatch(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, problems := rulesOf(t, tc.scorer, tc.body, nil)
-			sameJSON(t, problems, `{"detail":`+tc.want+`}`)
+			apitest.SameJSON(t, problems, `{"detail":`+tc.want+`}`)
 		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalobs/evalapi/shared/apitest"
 	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/store"
 )
@@ -42,7 +43,7 @@ func TestChainPollTemplate(t *testing.T) {
 				t.Errorf("template fields: %+v", tpl)
 			}
 			b, _ := json.Marshal(tpl.ResponseSchema["properties"].(map[string]any)["rating"])
-			sameJSON(t, string(b), tc.rating)
+			apitest.SameJSON(t, string(b), tc.rating)
 		})
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/evalobs/evalapi/shared/apitest"
 )
 
 const unknownID = "0e4b5d7c-1f2a-4b3c-9d8e-7f6a5b4c3d2e"
@@ -28,7 +30,7 @@ func TestLogStreamEveryFieldAndReplace(t *testing.T) {
 	if code != 404 {
 		t.Fatalf("get before put: %d %s", code, resp)
 	}
-	sameJSON(t, resp, `{"detail":"Signals configuration not found"}`)
+	apitest.SameJSON(t, resp, `{"detail":"Signals configuration not found"}`)
 
 	body := `{"model":"gpt-signals","user_preferences":{"focus_on":"refunds"},
 		"schedule":{"cron":"0  9 * * 1-5","timezone":"Europe/Paris"},"start_date":"2026-06-01","end_date":"2026-06-01",
@@ -47,9 +49,9 @@ func TestLogStreamEveryFieldAndReplace(t *testing.T) {
 			"scheduled_runs_enabled":true,"model":"gpt-signals","user_preferences":{"focus_on":"refunds","dont_focus_on":""},
 			"notification_severities":["LOW","CRITICAL"],"created_at":"2026-05-06T07:08:09Z","updated_at":%q}}`, got.Data.ID, pid, ls, updated)
 	}
-	sameJSON(t, resp, want("2026-05-06T07:08:09Z"))
+	apitest.SameJSON(t, resp, want("2026-05-06T07:08:09Z"))
 	_, resp = h.do(&h.org.ReadOnly, "GET", configPath(pid, ls), "")
-	sameJSON(t, resp, want("2026-05-06T07:08:09Z"))
+	apitest.SameJSON(t, resp, want("2026-05-06T07:08:09Z"))
 
 	// A replace keeps id and created_at, moves updated_at, and takes the defaults again.
 	h.advance(time.Hour)
@@ -57,7 +59,7 @@ func TestLogStreamEveryFieldAndReplace(t *testing.T) {
 	if code != 200 {
 		t.Fatalf("replace: %d %s", code, resp)
 	}
-	sameJSON(t, resp, fmt.Sprintf(`{"data":{"id":%q,"project_id":%q,"run_id":%q,"run_mode":"ON_DEMAND","schedule":null,
+	apitest.SameJSON(t, resp, fmt.Sprintf(`{"data":{"id":%q,"project_id":%q,"run_id":%q,"run_mode":"ON_DEMAND","schedule":null,
 		"start_date":null,"end_date":null,"scheduled_runs_enabled":false,"model":"m2","user_preferences":{"focus_on":"","dont_focus_on":""},
 		"notification_severities":["HIGH","CRITICAL"],"created_at":"2026-05-06T07:08:09Z","updated_at":"2026-05-06T08:08:09Z"}}`, got.Data.ID, pid, ls))
 
@@ -81,7 +83,7 @@ func TestExperimentVariant(t *testing.T) {
 	if err := json.Unmarshal([]byte(resp), &got); err != nil {
 		t.Fatal(err)
 	}
-	sameJSON(t, resp, fmt.Sprintf(`{"data":{"id":%q,"project_id":%q,"run_id":%q,"run_mode":"ON_DEMAND","schedule":null,
+	apitest.SameJSON(t, resp, fmt.Sprintf(`{"data":{"id":%q,"project_id":%q,"run_id":%q,"run_mode":"ON_DEMAND","schedule":null,
 		"start_date":null,"end_date":null,"scheduled_runs_enabled":false,"model":"m","user_preferences":{"focus_on":"","dont_focus_on":"style"},
 		"notification_severities":[],"created_at":"2026-05-06T07:08:09Z","updated_at":"2026-05-06T07:08:09Z"}}`, got["data"]["id"], pid, exp))
 
@@ -90,7 +92,7 @@ func TestExperimentVariant(t *testing.T) {
 	if code != 422 {
 		t.Fatalf("log-stream fields: %d %s", code, resp)
 	}
-	sameJSON(t, resp, `{"detail":[
+	apitest.SameJSON(t, resp, `{"detail":[
 		{"type":"extra_forbidden","loc":["body","schedule"],"msg":"Extra inputs are not permitted","input":{"cron":"0 * * * *"}},
 		{"type":"extra_forbidden","loc":["body","start_date"],"msg":"Extra inputs are not permitted","input":"2026-01-01"},
 		{"type":"extra_forbidden","loc":["body","end_date"],"msg":"Extra inputs are not permitted","input":"2026-02-01"},
@@ -139,7 +141,7 @@ func TestRefusals(t *testing.T) {
 			if code != tc.status {
 				t.Fatalf("%d %s, want %d", code, resp, tc.status)
 			}
-			sameJSON(t, resp, tc.want)
+			apitest.SameJSON(t, resp, tc.want)
 		})
 	}
 	code, resp := h.do(&h.org.ReadOnly, "PUT", configPath(pid, ls), `{"model":"m"}`)

@@ -10,12 +10,12 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/evalobs/evalapi/infra/testenv"
 	"github.com/evalobs/evalapi/shared/apitest"
 	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/auth/authtest"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
-	"github.com/evalobs/evalapi/shared/store/embedded"
 	"github.com/evalobs/evalapi/shared/store/storecount"
 )
 
@@ -38,7 +38,7 @@ type harness struct {
 func newHarness(t *testing.T, tbl store.Table) *harness {
 	t.Helper()
 	if tbl == nil {
-		tbl = embeddedTable(t)
+		tbl = testenv.Embedded(t)
 	}
 	h := &harness{t: t, tbl: tbl, v: apitest.Validator(t), now: testNow}
 	h.env = authtest.New(t, tbl, auth.Config{})
@@ -97,29 +97,6 @@ func (h *harness) runs(org authtest.Org) (projectID, logStreamID, experimentID s
 
 func configPath(projectID, runID string) string {
 	return "/v2/projects/" + projectID + "/runs/" + runID + "/signals/configuration"
-}
-
-func embeddedTable(t *testing.T) store.Table {
-	db, err := embedded.OpenMemory()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
-func sameJSON(t *testing.T, got, want string) {
-	t.Helper()
-	var g, w any
-	if err := json.Unmarshal([]byte(got), &g); err != nil {
-		t.Fatalf("got is not JSON: %v\n%s", err, got)
-	}
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatalf("want is not JSON: %v\n%s", err, want)
-	}
-	if !reflect.DeepEqual(g, w) {
-		t.Errorf("got  %s\nwant %s", got, want)
-	}
 }
 
 // subset checks that each key of want has the same JSON value in got.

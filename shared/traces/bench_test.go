@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalobs/evalapi/infra/testenv"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/store/storecount"
 )
@@ -70,7 +71,7 @@ func BenchmarkScanAggregation(b *testing.B) {
 // BenchmarkRollupDay is a 24-hour query in 5-minute buckets answered from the roll-ups of a
 // day holding about a million traces.
 func BenchmarkRollupDay(b *testing.B) {
-	base := embeddedTable(b)
+	base := testenv.Embedded(b)
 	run := scaleRun(b, base)
 	bulkRollups(b, base, run, 695)
 	ic := &itemCounter{Table: base}
@@ -86,7 +87,7 @@ func BenchmarkRollupDay(b *testing.B) {
 
 // BenchmarkFilteredScan100k is a filtered query over 100,000 stored traces (the scan path).
 func BenchmarkFilteredScan100k(b *testing.B) {
-	base := embeddedTable(b)
+	base := testenv.Embedded(b)
 	run := scaleRun(b, base)
 	trs := benchTraces(run, 100_000)
 	items := make([]store.Item, len(trs))
@@ -120,7 +121,7 @@ func BenchmarkFilteredScan100k(b *testing.B) {
 // which store the traces with their session claims and fold them into the roll-ups, the
 // column summary and the run summary.
 func BenchmarkIngest1000(b *testing.B) {
-	base := embeddedTable(b)
+	base := testenv.Embedded(b)
 	run := scaleRun(b, base)
 	run.Scorers = propScorers
 	counted := storecount.New(base)

@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalobs/evalapi/infra/testenv"
 	"github.com/evalobs/evalapi/shared/apitest"
 	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/auth/authtest"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
-	"github.com/evalobs/evalapi/shared/store/embedded"
 )
 
 var testNow = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -32,7 +32,7 @@ type harness struct {
 
 func newHarness(t *testing.T, bound int64) *harness {
 	t.Helper()
-	tbl := embeddedTable(t)
+	tbl := testenv.Embedded(t)
 	env := authtest.New(t, tbl, auth.Config{})
 	rt := httpapi.NewRouter(slog.New(slog.DiscardHandler))
 	Register(rt, Deps{Table: tbl, Authenticate: env.Service.Authenticate, Now: func() time.Time { return testNow }, ScanBound: bound})
@@ -41,15 +41,6 @@ func newHarness(t *testing.T, bound int64) *harness {
 		t.Fatal(err)
 	}
 	return h
-}
-
-func embeddedTable(t testing.TB) store.Table {
-	db, err := embedded.OpenMemory()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
 }
 
 // do sends a request as who (nil: without credentials) and returns the status and body.

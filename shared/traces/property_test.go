@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalobs/evalapi/infra/testenv"
 	"github.com/evalobs/evalapi/shared/columns"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
@@ -251,7 +252,7 @@ func randomQuery(r *rand.Rand, run store.Run, traces []store.Trace) map[string]a
 
 func TestPropertyPathsAgreeWithReference(t *testing.T) {
 	r := rand.New(rand.NewSource(20260201))
-	tbl := embeddedTable(t)
+	tbl := testenv.Embedded(t)
 	t0 := time.Now()
 	run, traces := propRun(t, tbl, r, 400)
 	t.Logf("ingested in %v", time.Since(t0))

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalobs/evalapi/infra/testenv"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/store/storecount"
 )
@@ -100,7 +101,7 @@ func dayQuery(t testing.TB, run store.Run, extra string) searchRequest {
 // TestDayOfAMillionTracesReadsRollupsOnly: a 24-hour query over a million traces without
 // filters reads one roll-up item per minute, whatever the number of traces.
 func TestDayOfAMillionTracesReadsRollupsOnly(t *testing.T) {
-	base := embeddedTable(t)
+	base := testenv.Embedded(t)
 	run := scaleRun(t, base)
 	total := bulkRollups(t, base, run, 695) // 1,000,800 traces
 	ic := &itemCounter{Table: base}
@@ -143,7 +144,7 @@ func TestDayOfAMillionTracesReadsRollupsOnly(t *testing.T) {
 // TestTooWideScanAtScale: a filtered day over a million traces, past a bound of 500,000,
 // answers 422 from the summary and the 24 hourly roll-up totals, without reading a trace.
 func TestTooWideScanAtScale(t *testing.T) {
-	base := embeddedTable(t)
+	base := testenv.Embedded(t)
 	run := scaleRun(t, base)
 	bulkRollups(t, base, run, 695)
 	ic := &itemCounter{Table: base}
