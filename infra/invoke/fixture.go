@@ -37,6 +37,9 @@ const (
 	FixtureUserEmail = "fixture-reviewer@example.com"
 	// FixtureGroupID is a group with no members that no dataset is shared with yet.
 	FixtureGroupID = "6e8a0c2e-4f6b-4d8a-8c2e-4f6a8c0e2b4d"
+	// FixtureAPIKeyID is an API key of the admin that events revoke. Its secret is unknown
+	// (the record holds a placeholder digest): it is there to be listed and revoked.
+	FixtureAPIKeyID = "3b5d7f9a-1c3e-4a5b-8d7f-9a1c3e5b7d9f"
 )
 
 // seed writes the fixture into d's (empty) table.
@@ -59,6 +62,11 @@ func seed(ctx context.Context, d app.Deps) error {
 	user := store.User{ID: FixtureUserID, OrgID: res.OrgID, Email: FixtureUserEmail, FirstName: "Grace",
 		LastName: "Hopper", Role: string(auth.RoleUser), State: store.UserInvited, CreatedAt: now, UpdatedAt: now}
 	if err := store.CreateUser(ctx, d.Table, user, ""); err != nil {
+		return fmt.Errorf("seed: %w", err)
+	}
+	key := store.APIKey{ID: FixtureAPIKeyID, OrgID: res.OrgID, UserID: res.UserID, Description: "fixture: ci",
+		Truncated: "evo_3b5d7f9a", CreatedAt: now, UpdatedAt: now}
+	if err := store.CreateAPIKey(ctx, d.Table, key, "fixture-placeholder-digest"); err != nil {
 		return fmt.Errorf("seed: %w", err)
 	}
 	group := store.Group{ID: FixtureGroupID, OrgID: res.OrgID, Name: "fixture-writers", Visibility: "public",
