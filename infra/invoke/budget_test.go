@@ -25,9 +25,11 @@ const budgetsFile = "testdata/budgets.json"
 // only with a "why".
 const readDepthTarget = 2
 
-// storeLatency stands in for DynamoDB's few milliseconds, so that calls a handler issues
-// concurrently overlap and count as one wave.
-const storeLatency = 5 * time.Millisecond
+// storeLatency stands in for DynamoDB's latency, so that calls a handler issues concurrently
+// overlap and count as one wave. It is longer than DynamoDB's few milliseconds so that the
+// count does not depend on how busy the machine is: under a loaded CI run a goroutine may
+// start several milliseconds late, and at 5 ms two concurrent calls then did not overlap.
+const storeLatency = 40 * time.Millisecond
 
 type budget struct {
 	Calls int    `json:"calls"`
