@@ -30,7 +30,7 @@ func Seed(ctx context.Context, d app.Deps, getenv func(string) string, traces in
 		return err
 	}
 	_, err = fmt.Fprintf(out, `Demo project %s, log stream %s: %d traces from %s to %s. Try:
-  curl -H "Service-API-Key: $KEY" -d '{"log_stream_id":"%s","start_time":"%s","end_time":"%s","interval":60}' \
+  curl -H "Service-API-Key: $KEY" -H "Content-Type: application/json" -d '{"log_stream_id":"%s","start_time":"%s","end_time":"%s","interval":60}' \
     http://127.0.0.1:3000/v2/projects/%s/metrics/search
 `, res.ProjectID, res.LogStreamID, res.Traces, res.From.Format("2006-01-02T15:04Z"), res.To.Format("2006-01-02T15:04Z"),
 		res.LogStreamID, res.From.Format("2006-01-02T15:04:05Z"), res.To.Format("2006-01-02T15:04:05Z"), res.ProjectID)
