@@ -61,7 +61,7 @@ func (s *snapshot) read(ctx context.Context, tbl store.Table, keys []store.Key, 
 	keys = slices.Compact(slices.SortedFunc(slices.Values(keys), func(a, b store.Key) int {
 		return strings.Compare(a.String(), b.String())
 	}))
-	items, err := tbl.BatchGet(ctx, keys)
+	items, err := tbl.BatchGet(ctx, keys, true)
 	if err != nil {
 		return fmt.Errorf("snapshot: %w", err)
 	}

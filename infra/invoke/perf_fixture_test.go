@@ -285,9 +285,9 @@ func (s *slowTable) Query(ctx context.Context, q store.Query) (store.Page, error
 	return s.Table.Query(ctx, q)
 }
 
-func (s *slowTable) BatchGet(ctx context.Context, keys []store.Key) ([]store.Item, error) {
+func (s *slowTable) BatchGet(ctx context.Context, keys []store.Key, consistent bool) ([]store.Item, error) {
 	s.wait()
-	return s.Table.BatchGet(ctx, keys)
+	return s.Table.BatchGet(ctx, keys, consistent)
 }
 
 func (s *slowTable) BatchWrite(ctx context.Context, puts []store.Item, deletes []store.Key) error {

@@ -54,7 +54,7 @@ func (h *handlers) bulkDelete(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx := r.Context()
-	grants, err := h.grants(ctx, c, ids, false)
+	grants, err := h.grants(ctx, c, ids, true) // strongly consistent: a share just revoked must not grant
 	if err != nil {
 		return err
 	}

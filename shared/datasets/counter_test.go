@@ -46,8 +46,8 @@ func (c *itemCounter) Query(ctx context.Context, q store.Query) (store.Page, err
 	return p, err
 }
 
-func (c *itemCounter) BatchGet(ctx context.Context, keys []store.Key) ([]store.Item, error) {
-	items, err := c.Table.BatchGet(ctx, keys)
+func (c *itemCounter) BatchGet(ctx context.Context, keys []store.Key, consistent bool) ([]store.Item, error) {
+	items, err := c.Table.BatchGet(ctx, keys, consistent)
 	c.add(len(items), 0)
 	return items, err
 }

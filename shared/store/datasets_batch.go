@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 )
@@ -82,36 +81,12 @@ func datasetDeleteAll(ctx context.Context, t Table, keys []Key) error {
 	})
 }
 
-// datasetGetAll reads the items of keys (absent ones are left out). Consistent reads are
-// parallel Gets, since the port's BatchGet is eventually consistent; the others are one
-// BatchGet.
+// datasetGetAll reads the items of keys (absent ones are left out) with one batch read,
+// strongly consistent when asked.
 func datasetGetAll(ctx context.Context, t Table, keys []Key, consistent bool) ([]Item, error) {
-	if !consistent {
-		items, err := t.BatchGet(ctx, keys)
-		if err != nil {
-			return nil, fmt.Errorf("read dataset items: %w", err)
-		}
-		return items, nil
-	}
-	found := make([]Item, len(keys))
-	err := datasetParallel(ctx, len(keys), 2*datasetWorkers, func(ctx context.Context, i int) error {
-		it, err := t.Get(ctx, keys[i], true)
-		switch {
-		case err == nil:
-			found[i] = it
-		case !errors.Is(err, ErrNotFound):
-			return fmt.Errorf("read dataset item: %w", err)
-		}
-		return nil
-	})
+	items, err := t.BatchGet(ctx, keys, consistent)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read dataset items: %w", err)
 	}
-	out := found[:0]
-	for _, it := range found {
-		if it != nil {
-			out = append(out, it)
-		}
-	}
-	return out, nil
+	return items, nil
 }

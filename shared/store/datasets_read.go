@@ -51,7 +51,7 @@ func DatasetRows(ctx context.Context, t Table, d Dataset, start, end int64) iter
 // DatasetAccess reads datasets of organization orgID together with the strongest role that
 // user userID holds on each, directly or through one of groupIDs (the user's groups). It
 // returns the datasets it found, by id; ids of absent datasets and of other organizations'
-// are left out. Consistent reads cost a Get per key, the others one BatchGet per 100 keys.
+// are left out, with one BatchGet per 100 keys (strongly consistent when asked).
 func DatasetAccess(ctx context.Context, t Table, orgID, userID string, groupIDs, ids []string, consistent bool) (map[string]DatasetGrant, error) {
 	var keys []Key
 	seen := make(map[string]bool, len(ids))

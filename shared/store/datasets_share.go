@@ -105,7 +105,7 @@ func LookupGroups(ctx context.Context, t Table, orgID string, ids []string) (map
 	for i, id := range ids {
 		keys[i] = GroupKey(id)
 	}
-	items, err := t.BatchGet(ctx, keys)
+	items, err := t.BatchGet(ctx, keys, false)
 	if err != nil {
 		return nil, fmt.Errorf("get groups: %w", err)
 	}

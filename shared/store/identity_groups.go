@@ -123,7 +123,7 @@ func UserGroups(ctx context.Context, t Table, orgID, userID string) ([]Group, er
 	for i, m := range ms {
 		keys[i] = GroupKey(m.GroupID)
 	}
-	items, err := t.BatchGet(ctx, keys)
+	items, err := t.BatchGet(ctx, keys, false)
 	if err != nil {
 		return nil, fmt.Errorf("groups of user %s: %w", userID, err)
 	}

@@ -123,7 +123,7 @@ func OrgUsers(ctx context.Context, t Table, orgID string, ids []string) ([]User,
 			keys = append(keys, UserKey(id))
 		}
 	}
-	items, err := t.BatchGet(ctx, keys)
+	items, err := t.BatchGet(ctx, keys, false)
 	if err != nil {
 		return nil, fmt.Errorf("get users: %w", err)
 	}

@@ -138,7 +138,7 @@ func GetRunSummaries(ctx context.Context, t Table, runIDs []string) (map[string]
 	for i, id := range runIDs {
 		keys[i] = RunSummaryKey(id)
 	}
-	items, err := t.BatchGet(ctx, keys)
+	items, err := t.BatchGet(ctx, keys, false)
 	if err != nil {
 		return nil, fmt.Errorf("read run summaries: %w", err)
 	}

@@ -183,8 +183,9 @@ type Table interface {
 	// Query reads one page of a partition.
 	Query(ctx context.Context, q Query) (Page, error)
 	// BatchGet reads any number of items (split at 100 keys, unprocessed keys retried);
-	// absent items are left out; order is not kept.
-	BatchGet(ctx context.Context, keys []Key) ([]Item, error)
+	// absent items are left out; order is not kept. consistent asks for strongly consistent
+	// reads, as Get's flag does.
+	BatchGet(ctx context.Context, keys []Key, consistent bool) ([]Item, error)
 	// BatchWrite puts and deletes any number of items without conditions (split at 25,
 	// unprocessed items retried). It is not atomic across batches.
 	BatchWrite(ctx context.Context, puts []Item, deletes []Key) error

@@ -55,7 +55,8 @@ func (in *ingestion) read(ctx context.Context, keys []store.Key) error {
 	if len(keys) == 0 {
 		return nil
 	}
-	items, err := in.t.BatchGet(ctx, keys)
+	// Strongly consistent: after a lost race the chunk re-reads what the winner wrote.
+	items, err := in.t.BatchGet(ctx, keys, true)
 	if err != nil {
 		return fmt.Errorf("ingest: read: %w", err)
 	}

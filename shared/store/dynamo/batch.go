@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -15,7 +16,7 @@ import (
 // BatchGet reads the items of keys in requests of at most 100 keys, retrying unprocessed keys.
 // A key asked for twice is ErrInvalid, as in the embedded adapter: DynamoDB refuses
 // duplicates in one request, and whether two fall in one request depends on the split.
-func (t *Table) BatchGet(ctx context.Context, keys []store.Key) ([]store.Item, error) {
+func (t *Table) BatchGet(ctx context.Context, keys []store.Key, consistent bool) ([]store.Item, error) {
 	var (
 		seen = make(map[store.Key]bool, len(keys))
 		avs  = make([]map[string]types.AttributeValue, 0, len(keys))
@@ -33,7 +34,7 @@ func (t *Table) BatchGet(ctx context.Context, keys []store.Key) ([]store.Item, e
 	}
 	var items []store.Item
 	for chunk := range chunks(avs, store.MaxBatchGet) {
-		got, err := t.batchGet(ctx, chunk)
+		got, err := t.batchGet(ctx, chunk, consistent)
 		if err != nil {
 			return nil, err
 		}
@@ -42,9 +43,9 @@ func (t *Table) BatchGet(ctx context.Context, keys []store.Key) ([]store.Item, e
 	return items, nil
 }
 
-func (t *Table) batchGet(ctx context.Context, keys []map[string]types.AttributeValue) ([]store.Item, error) {
+func (t *Table) batchGet(ctx context.Context, keys []map[string]types.AttributeValue, consistent bool) ([]store.Item, error) {
 	var items []store.Item
-	req := map[string]types.KeysAndAttributes{t.name: {Keys: keys}}
+	req := map[string]types.KeysAndAttributes{t.name: {Keys: keys, ConsistentRead: aws.Bool(consistent)}}
 	wait := t.retry.start()
 	for {
 		out, err := t.api.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})

@@ -77,7 +77,7 @@ func TestBatchWriteSplits(t *testing.T) {
 			if err := tbl.BatchWrite(t.Context(), puts, nil); err != nil {
 				t.Fatal(err)
 			}
-			got, err := tbl.BatchGet(t.Context(), keys)
+			got, err := tbl.BatchGet(t.Context(), keys, false)
 			if err != nil {
 				t.Fatal(err)
 			}

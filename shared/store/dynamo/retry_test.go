@@ -99,7 +99,7 @@ func TestBatchGetRetriesUnprocessed(t *testing.T) {
 	for _, it := range items(250) {
 		keys = append(keys, it.Key())
 	}
-	got, err := newFakeTable(f).BatchGet(t.Context(), keys)
+	got, err := newFakeTable(f).BatchGet(t.Context(), keys, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,8 +147,31 @@ func TestBatchRefusesDuplicateKeys(t *testing.T) {
 	if !errors.Is(err, store.ErrInvalid) || f.calls != 0 {
 		t.Errorf("BatchWrite: err = %v after %d calls, want ErrInvalid before any", err, f.calls)
 	}
-	_, err = newFakeTable(f).BatchGet(t.Context(), []store.Key{it.Key(), it.Key()})
+	_, err = newFakeTable(f).BatchGet(t.Context(), []store.Key{it.Key(), it.Key()}, false)
 	if !errors.Is(err, store.ErrInvalid) || f.calls != 0 {
 		t.Errorf("BatchGet: err = %v after %d calls, want ErrInvalid before any", err, f.calls)
+	}
+}
+
+// BatchGet's consistent flag reaches DynamoDB as ConsistentRead, on every request of the
+// split, retries of unprocessed keys included.
+func TestBatchGetConsistentRead(t *testing.T) {
+	for _, consistent := range []bool{false, true} {
+		var seen []bool
+		f := &fakeAPI{batchGet: func(in *dynamodb.BatchGetItemInput) (*dynamodb.BatchGetItemOutput, error) {
+			ka := in.RequestItems["tbl"]
+			seen = append(seen, ka.ConsistentRead != nil && *ka.ConsistentRead)
+			return &dynamodb.BatchGetItemOutput{Responses: map[string][]map[string]types.AttributeValue{}}, nil
+		}}
+		var keys []store.Key
+		for _, it := range items(150) {
+			keys = append(keys, it.Key())
+		}
+		if _, err := newFakeTable(f).BatchGet(t.Context(), keys, consistent); err != nil {
+			t.Fatal(err)
+		}
+		if len(seen) != 2 || seen[0] != consistent || seen[1] != consistent {
+			t.Errorf("consistent=%v: requests asked ConsistentRead %v", consistent, seen)
+		}
 	}
 }

@@ -9,11 +9,12 @@ import (
 	"github.com/evalobs/evalapi/shared/store"
 )
 
-// BatchGet reads any number of items in one snapshot; absent items are left out.
+// BatchGet reads any number of items in one snapshot; absent items are left out. Every read
+// of the embedded store is strongly consistent, so the flag changes nothing.
 //
 // A key given twice is ErrInvalid: DynamoDB refuses duplicates within one request, and the
 // dynamo adapter cannot promise to split them into different requests.
-func (db *DB) BatchGet(ctx context.Context, keys []store.Key) ([]store.Item, error) {
+func (db *DB) BatchGet(ctx context.Context, keys []store.Key, _ bool) ([]store.Item, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("embedded: batch get: %w", err)
 	}

@@ -122,11 +122,11 @@ func (t *Table) Query(ctx context.Context, q store.Query) (store.Page, error) {
 }
 
 // BatchGet counts one call per 100 keys, as the DynamoDB adapter splits them.
-func (t *Table) BatchGet(ctx context.Context, keys []store.Key) ([]store.Item, error) {
+func (t *Table) BatchGet(ctx context.Context, keys []store.Key, consistent bool) ([]store.Item, error) {
 	done := t.begin("BatchGet")
 	defer done()
 	t.addExtra("BatchGet", (len(keys)+store.MaxBatchGet-1)/store.MaxBatchGet-1)
-	return t.next.BatchGet(ctx, keys)
+	return t.next.BatchGet(ctx, keys, consistent)
 }
 
 // BatchWrite counts one call per 25 items, as the DynamoDB adapter splits them.

@@ -24,7 +24,7 @@ func (f fake) Query(context.Context, store.Query) (store.Page, error) {
 	f.wait()
 	return store.Page{}, nil
 }
-func (f fake) BatchGet(context.Context, []store.Key) ([]store.Item, error) {
+func (f fake) BatchGet(context.Context, []store.Key, bool) ([]store.Item, error) {
 	f.wait()
 	return nil, nil
 }
@@ -36,7 +36,7 @@ func TestSequentialCallsEachOpenAWave(t *testing.T) {
 	c := New(fake{})
 	_, _ = c.Get(ctx, store.Key{}, true)
 	_, _ = c.Query(ctx, store.Query{})
-	_, _ = c.BatchGet(ctx, make([]store.Key, 250))
+	_, _ = c.BatchGet(ctx, make([]store.Key, 250), false)
 	got := c.Snapshot()
 	if got.Depth != 3 || got.Total != 5 || got.Calls["BatchGet"] != 3 {
 		t.Fatalf("got %v, want depth 3, total 5, BatchGet 3", got)

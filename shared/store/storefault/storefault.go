@@ -202,9 +202,9 @@ func (t *Table) Query(ctx context.Context, q store.Query) (store.Page, error) {
 	return p, err
 }
 
-func (t *Table) BatchGet(ctx context.Context, keys []store.Key) ([]store.Item, error) {
+func (t *Table) BatchGet(ctx context.Context, keys []store.Key, consistent bool) ([]store.Item, error) {
 	var items []store.Item
-	err := t.do(OpBatchGet, nil, func() (err error) { items, err = t.inner.BatchGet(ctx, keys); return err })
+	err := t.do(OpBatchGet, nil, func() (err error) { items, err = t.inner.BatchGet(ctx, keys, consistent); return err })
 	return items, err
 }
 

@@ -49,7 +49,7 @@ func testBatch(t *testing.T, s *suite) {
 	if err := s.tb.BatchWrite(s.ctx, nil, nil); err != nil {
 		t.Fatalf("empty BatchWrite: %v", err)
 	}
-	if got, err := s.tb.BatchGet(s.ctx, nil); err != nil || len(got) != 0 {
+	if got, err := s.tb.BatchGet(s.ctx, nil, false); err != nil || len(got) != 0 {
 		t.Fatalf("empty BatchGet = %v, %v; want nothing", got, err)
 	}
 }
@@ -58,7 +58,7 @@ func testBatch(t *testing.T, s *suite) {
 func (s *suite) eventuallyBatchGet(t *testing.T, keys []store.Key, want []store.Item) {
 	t.Helper()
 	eventually(t, func() string {
-		got, err := s.tb.BatchGet(s.ctx, keys)
+		got, err := s.tb.BatchGet(s.ctx, keys, true)
 		if err != nil {
 			t.Fatalf("BatchGet of %d keys: %v", len(keys), err)
 		}
