@@ -105,7 +105,8 @@ func readCloudHost(r *http.Request, allowPrivate bool) (write, error) {
 	tokenURL := o.Get("oauth2_token_url").Nullable()
 	if v, ok := tokenURL.String(); ok {
 		if _, err := CheckEndpoint(v, allowPrivate); err != nil {
-			tokenURL.Fail("oauth2_token_url must be an https URL with a host and no credentials")
+			errs.Add(validate.ValueError(tokenURL.Loc(), endpointInput(v),
+				"oauth2_token_url must be an https URL with a host and no credentials"))
 		}
 		s["oauth2_token_url"] = v
 	} else if s["authentication_type"] == "custom_oauth2" && (!tokenURL.Present() || tokenURL.IsNull()) {
@@ -147,17 +148,15 @@ func readCloudHost(r *http.Request, allowPrivate bool) (write, error) {
 	return w, errs.Err()
 }
 
-// endpointInput is what a 422 at the endpoint echoes: the endpoint, unless it carries
-// credentials in its user part.
+// endpointInput is what a 422 at a URL field echoes: the URL, unless it may carry a
+// credential, in a user part ("@" anywhere) or in a query or fragment (an api-key or
+// client_secret parameter): those are refused anyway, and never echoed.
 func endpointInput(e string) any {
-	if hasUserinfo(e) {
+	if strings.ContainsAny(e, "@?#") {
 		return validate.Redacted
 	}
 	return e
 }
-
-// hasUserinfo errs on the side of redaction: any "@" may be a user part.
-func hasUserinfo(e string) bool { return strings.Contains(e, "@") }
 
 func stringMap(m map[string]string) map[string]any {
 	out := make(map[string]any, len(m))

@@ -246,3 +246,19 @@ func TestFailuresStoreNothing(t *testing.T) {
 		t.Fatalf("live secrets %v", refs)
 	}
 }
+
+// A URL refused because it may carry a credential (a user part, a query) is never echoed,
+// at the endpoint or the OAuth2 token URL, nor is a body sent as text.
+func TestRefusedURLsAreNotEchoed(t *testing.T) {
+	h := newHarness(t, options{})
+	for _, body := range []string{
+		`{"token":"t","endpoint":"https://x.example/?api-key=SECRET-1","available_deployments":[]}`,
+		`{"token":"t","endpoint":"https://x.example","available_deployments":[],"authentication_type":"custom_oauth2","oauth2_token_url":"https://client:SECRET-2@idp.example/token"}`,
+		`{"token":"t","endpoint":"https://x.example","available_deployments":[],"authentication_type":"custom_oauth2","oauth2_token_url":"https://idp.example/token?client_secret=SECRET-3"}`,
+	} {
+		code, resp := h.do(&h.org.User, "PUT", "/v2/integrations/cloud-host", body)
+		if code != 422 || strings.Contains(resp, "SECRET") || !strings.Contains(resp, `"input":"[redacted]"`) {
+			t.Errorf("%s: %d %s", body, code, resp)
+		}
+	}
+}

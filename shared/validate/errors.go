@@ -83,6 +83,11 @@ var secretFields = map[string]bool{
 }
 
 func redactAt(loc []any, input any) any {
+	// A body handed on unparsed (sent with a Content-Type that is not JSON) is echoed as its
+	// raw text at ["body"]: redacted whole when it names any credential field.
+	if s, ok := input.(string); ok && len(loc) == 1 && loc[0] == "body" && mentionsSecret(s) {
+		return Redacted
+	}
 	if len(loc) > 0 {
 		for _, seg := range loc {
 			if s, ok := seg.(string); ok && secretFields[s] {
@@ -394,4 +399,16 @@ func finiteValue(v any) (any, bool) {
 		}
 	}
 	return v, false
+}
+
+// mentionsSecret reports whether raw text names a credential field (in any case), so may
+// carry its value.
+func mentionsSecret(s string) bool {
+	lower := strings.ToLower(s)
+	for name := range secretFields {
+		if strings.Contains(lower, name) {
+			return true
+		}
+	}
+	return false
 }

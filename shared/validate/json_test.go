@@ -414,3 +414,20 @@ func TestMissingSecretEchoesTheObject(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}
 }
+
+// A body echoed as raw text (not parsed: its Content-Type was not JSON) is redacted whole
+// when it names a credential field; other text is echoed as FastAPI does.
+func TestRawBodyTextRedaction(t *testing.T) {
+	for _, tc := range []struct{ body, want string }{
+		{`{"token":"sk-canary","endpoint":"https://x.example"}`, Redacted},
+		{`api_key=sk-canary`, Redacted},
+		{`{"Password": "hunter2"}`, Redacted},
+		{`{"name":"demo"}`, `{"name":"demo"}`},
+	} {
+		errs := New()
+		errs.Body(tc.body, true).Required().Object()
+		if len(errs.Detail) != 1 || errs.Detail[0].Input != tc.want {
+			t.Errorf("body %s: detail %+v, want input %q", tc.body, errs.Detail, tc.want)
+		}
+	}
+}
