@@ -14,10 +14,13 @@ import (
 // touchEvery is how often a key's last_used_at is written at most.
 const touchEvery = time.Minute
 
-// checkAPIKey authenticates a presented API key: from the cache when this instance
-// validated it less than the cache TTL ago, else with one read of the key and one of its
-// user. The secret's digest is compared in constant time either way.
-func (s *Service) checkAPIKey(ctx context.Context, presented string) (Caller, error) {
+// checkAPIKey authenticates a presented API key: from the cache when cached is true and
+// this instance validated it less than the cache TTL ago, else with one read of the key and
+// one of its user. The secret's digest is compared in constant time either way. A request
+// may ride on the cache (a revocation reaches it within the TTL); an exchange of the key for
+// tokens (POST /login/api_key) may not, or a key revoked a moment ago could still start a
+// 14-day session on another instance.
+func (s *Service) checkAPIKey(ctx context.Context, presented string, cached bool) (Caller, error) {
 	pk, ok := parseAPIKey(presented)
 	if !ok {
 		return Caller{}, http401(detailBadAPIKey)
@@ -28,7 +31,7 @@ func (s *Service) checkAPIKey(ctx context.Context, presented string) (Caller, er
 	}
 	digest := pk.digest(k.pepper)
 	now := s.now()
-	if e, ok := s.cache.get(pk.id, now); ok {
+	if e, ok := s.cache.get(pk.id, now); ok && cached {
 		if subtle.ConstantTimeCompare(digest[:], e.digest[:]) != 1 {
 			return Caller{}, http401(detailBadAPIKey)
 		}

@@ -1,6 +1,7 @@
 package auth_test
 
 import (
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -195,6 +196,9 @@ func TestRevocationReachesOtherInstances(t *testing.T) {
 	if r := b.do(t, "GET", "/v2/current_user", u.Header(), ""); r.status != 200 {
 		t.Fatalf("instance B within the cache bound: %s", r)
 	}
+	// Exchanging the key for tokens never trusts the cache: B refuses it at once.
+	body := fmt.Sprintf(`{"api_key":%q}`, u.APIKey)
+	want401(t, b.do(t, "POST", "/login/api_key", http.Header{"Content-Type": {"application/json"}}, body), "Invalid API key")
 	h.clock.Advance(2 * time.Second)
 	want401(t, b.do(t, "GET", "/v2/current_user", u.Header(), ""), "Invalid API key")
 }

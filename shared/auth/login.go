@@ -66,7 +66,7 @@ func (s *Service) loginAPIKey(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 
-	c, err := s.checkAPIKey(r.Context(), key)
+	c, err := s.checkAPIKey(r.Context(), key, false)
 	if err != nil {
 		return err
 	}

@@ -104,7 +104,7 @@ func basicCredential(param string) credential {
 func (s *Service) check(ctx context.Context, cr credential) (Caller, error) {
 	switch cr.scheme {
 	case SchemeAPIKey:
-		return s.checkAPIKey(ctx, cr.value)
+		return s.checkAPIKey(ctx, cr.value, true)
 	case SchemeBearer:
 		return s.checkBearer(ctx, cr.value)
 	default:

@@ -35,7 +35,8 @@ func CreateAPIKey(ctx context.Context, t Table, k APIKey, secretHash string) err
 
 // APIKeyAuth reads an API key with the digest of its secret: authentication's one round
 // trip for an uncached key. The read is strongly consistent, so that a key works the moment
-// its create returns and stops the moment its revocation does.
+// its create returns and, read here, stops the moment its revocation does (shared/auth may
+// trust a validated key from its per-instance cache for up to a minute more on requests).
 func APIKeyAuth(ctx context.Context, t Table, id string) (APIKey, string, error) {
 	it, err := t.Get(ctx, APIKeyKey(id), true)
 	if err != nil {
