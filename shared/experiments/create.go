@@ -40,15 +40,17 @@ func (h *handlers) create(w http.ResponseWriter, r *http.Request) error {
 	}
 	e := req.exp
 	if e.Dataset != nil {
-		d, err := store.GetDataset(ctx, h.Table, c.OrgID, e.Dataset.DatasetID)
-		if errors.Is(err, store.ErrNotFound) {
+		// The caller must be able to read the dataset (a role on it, or organization admin):
+		// else it is not found, and its name is not disclosed.
+		g, err := store.DatasetGrantOf(ctx, h.Table, c.OrgID, c.UserID, e.Dataset.DatasetID)
+		if errors.Is(err, store.ErrNotFound) || (err == nil && g.Role == "" && !c.IsAdmin()) {
 			return httpapi.NotFound("Dataset")
 		}
 		if err != nil {
 			return err
 		}
 		if e.Dataset.Name == "" {
-			e.Dataset.Name = d.Name
+			e.Dataset.Name = g.Dataset.Name
 		}
 	}
 	now := h.now()

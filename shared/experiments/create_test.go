@@ -32,7 +32,7 @@ func TestUnauthenticated(t *testing.T) {
 func TestCreateExperimentEveryField(t *testing.T) {
 	h := newHarness(t, nil)
 	pid := h.project(h.org)
-	if err := datasets.SeedExample(t.Context(), h.tbl, h.org.ID, h.org.Admin.UserID, testNow); err != nil {
+	if err := datasets.SeedExample(t.Context(), h.tbl, h.org.ID, h.org.User.UserID, testNow); err != nil {
 		t.Fatal(err)
 	}
 	body := fmt.Sprintf(`{"name":"baseline","task_type":17,
@@ -90,6 +90,15 @@ func TestCreateExperimentRefusals(t *testing.T) {
 	h := newHarness(t, nil)
 	pid := h.project(h.org)
 	h.create(&h.org.User, pid, `{"name":"taken"}`)
+	// The admin's dataset, shared with no one: the user cannot see it (nor its name), the
+	// organization admin can.
+	if err := datasets.SeedExample(t.Context(), h.tbl, h.org.ID, h.org.Admin.UserID, testNow); err != nil {
+		t.Fatal(err)
+	}
+	hidden := `{"name":"with-hidden","dataset":{"dataset_id":"` + datasets.ExampleDatasetID + `","version_index":1}}`
+	if code, resp := h.do(&h.org.Admin, "POST", experimentsPath(pid), hidden); code != 200 || !strings.Contains(resp, `"name":"fixture-qa"`) {
+		t.Fatalf("admin with the dataset: %d %s", code, resp)
+	}
 	for _, tc := range []struct {
 		name, project, body string
 		who                 *authtest.User
@@ -102,6 +111,7 @@ func TestCreateExperimentRefusals(t *testing.T) {
 		{"unknown project", unknownID, `{"name":"x"}`, &h.org.User, 404, `{"detail":"Project not found"}`},
 		{"other organization", pid, `{"name":"x"}`, &h.other.User, 404, `{"detail":"Project not found"}`},
 		{"unknown dataset", pid, `{"name":"x","dataset":{"dataset_id":"` + unknownID + `","version_index":0}}`, &h.org.User, 404, `{"detail":"Dataset not found"}`},
+		{"dataset without a role", pid, hidden, &h.org.User, 404, `{"detail":"Dataset not found"}`},
 		{"task type", pid, `{"name":"x","task_type":7}`, &h.org.User, 422,
 			`{"detail":[{"type":"enum","loc":["body","task_type"],"msg":"Input should be 13, 15, 16, 17, 18 or 19","input":7,"ctx":{"expected":"13, 15, 16, 17, 18 or 19"}}]}`},
 		{"shape", "not-a-uuid", `{"dataset":{"version_index":-1},"scorers":[{"id":"` + unknownID + `"},{"id":"` + unknownID + `"}]}`, &h.org.User, 422,
@@ -119,7 +129,7 @@ func TestCreateExperimentRefusals(t *testing.T) {
 			apitest.SameJSON(t, resp, tc.want)
 		})
 	}
-	if got := h.list(&h.org.User, pid, ""); len(got) != 1 {
-		t.Fatalf("refused creates left %d experiments", len(got))
+	if got := h.list(&h.org.User, pid, ""); len(got) != 2 { // "taken" and the admin's
+		t.Fatalf("refused creates left %d experiments, want the 2 made before", len(got))
 	}
 }

@@ -98,3 +98,27 @@ func DatasetAccess(ctx context.Context, t Table, orgID, userID string, groupIDs,
 	}
 	return out, nil
 }
+
+// DatasetGrantOf reads dataset id of organization orgID with the strongest role user userID
+// holds on it, directly or through one of their groups (Role "" when none), strongly
+// consistently. ErrNotFound when the organization has no such dataset. It is what another
+// group needs to tell whether the user may see a dataset it names.
+func DatasetGrantOf(ctx context.Context, t Table, orgID, userID, id string) (DatasetGrant, error) {
+	ms, err := UserMemberships(ctx, t, orgID, userID)
+	if err != nil {
+		return DatasetGrant{}, err
+	}
+	groups := make([]string, len(ms))
+	for i, m := range ms {
+		groups[i] = m.GroupID
+	}
+	gs, err := DatasetAccess(ctx, t, orgID, userID, groups, []string{id}, true)
+	if err != nil {
+		return DatasetGrant{}, err
+	}
+	g, ok := gs[id]
+	if !ok {
+		return DatasetGrant{}, fmt.Errorf("dataset %s: %w", id, ErrNotFound)
+	}
+	return g, nil
+}
