@@ -24,13 +24,15 @@ func CreateAPIKey(ctx context.Context, t Table, k APIKey, secretHash string) err
 	if err != nil {
 		return err
 	}
-	if err := t.Put(ctx, op.Item, op.Conds...); err != nil {
-		if errors.Is(err, ErrConditionFailed) {
-			return fmt.Errorf("create api key: id %w", ErrAlreadyExists)
-		}
+	err = t.Put(ctx, op.Item, op.Conds...)
+	switch {
+	case err == nil, errors.Is(err, ErrConditionFailed) && sameItem(ctx, t, op.Item):
+		return nil // (a put the SDK retried after its first answer was lost: ours is there)
+	case errors.Is(err, ErrConditionFailed):
+		return fmt.Errorf("create api key: id %w", ErrAlreadyExists)
+	default:
 		return fmt.Errorf("create api key %s: %w", k.ID, err)
 	}
-	return nil
 }
 
 // APIKeyAuth reads an API key with the digest of its secret: authentication's one round

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/evalobs/evalapi/infra/testenv"
 	"github.com/evalobs/evalapi/shared/store"
 )
 
@@ -256,4 +258,27 @@ func TestBootstrapRecords(t *testing.T) {
 		}
 		eventuallyIdentity(t, "any org", func() (bool, error) { return store.AnyOrg(ctx, tbl) })
 	})
+}
+
+// lostAnswer applies each put and then answers that its condition failed, as a put retried
+// by the SDK after its first answer was lost does.
+type lostAnswer struct{ store.Table }
+
+func (l lostAnswer) Put(ctx context.Context, it store.Item, conds ...store.Cond) error {
+	if err := l.Table.Put(ctx, it, conds...); err != nil {
+		return err
+	}
+	return store.ErrConditionFailed
+}
+
+func TestCreateOrgSurvivesARetriedPut(t *testing.T) {
+	tbl := testenv.Embedded(t)
+	o := store.Org{ID: "org-retried", Name: "acme", CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	if err := store.CreateOrg(t.Context(), lostAnswer{tbl}, o); err != nil {
+		t.Fatalf("a create whose retry found its own item failed: %v", err)
+	}
+	other := store.Org{ID: "org-retried", Name: "someone else", CreatedAt: o.CreatedAt}
+	if err := store.CreateOrg(t.Context(), tbl, other); !errors.Is(err, store.ErrConditionFailed) {
+		t.Fatalf("a create over another organization: %v, want ErrConditionFailed", err)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 )
 
@@ -13,10 +14,22 @@ func CreateOrg(ctx context.Context, t Table, o Org) error {
 	if err != nil {
 		return err
 	}
-	if err := t.Put(ctx, op.Item, op.Conds...); err != nil {
+	err = t.Put(ctx, op.Item, op.Conds...)
+	if errors.Is(err, ErrConditionFailed) && sameItem(ctx, t, op.Item) {
+		err = nil // (a put the SDK retried after its first answer was lost: ours is there)
+	}
+	if err != nil {
 		return fmt.Errorf("create org %s: %w", o.ID, err)
 	}
 	return nil
+}
+
+// sameItem reports whether the table holds exactly item (read strongly consistently). A
+// create's Put conditioned on NotExists that the SDK retried after a lost answer fails its
+// condition on the item it wrote itself; a create tells its own item from another this way.
+func sameItem(ctx context.Context, t Table, item Item) bool {
+	got, err := t.Get(ctx, item.Key(), true)
+	return err == nil && reflect.DeepEqual(got, item)
 }
 
 func orgPut(o Org) (Op, error) {
