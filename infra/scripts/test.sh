@@ -3,7 +3,8 @@
 #   1. venv.sh            Python tools (moto, SAM CLI, cfn-lint) into .cache/venv
 #   2. dynamodb-local.sh  DynamoDB Local from Maven Central into .cache/dynamodb-local
 #   3. emulators.sh start DynamoDB Local and moto on free 127.0.0.1 ports (stopped on any exit)
-#   4. go test ./...      unit, handler, conformance, event and end-to-end tests
+#   4. go test ./...      unit, handler, conformance, event and end-to-end tests (compiled in
+#                         parallel, run one package at a time: they share the emulators)
 #   5. template-check.sh  cfn-lint, sam validate, sam build (when that script exists)
 # Prints one timing line per step and stops at the first step that fails, exiting non-zero.
 # (Stopping is also what makes Ctrl-C work: go test handles SIGINT and exits 1, so bash sees
@@ -71,7 +72,12 @@ export AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test
 export AWS_REGION=us-east-1 AWS_DEFAULT_REGION=us-east-1
 export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_EC2_METADATA_DISABLED=true
 
-step "go test" go test -count=1 "$@" ./... || finish
+# One package at a time: the packages share the emulators, and moto restores every table
+# from a snapshot when a transaction is cancelled, undoing writes another package made
+# meanwhile. The test binaries are compiled first, in parallel, so only the runs are serial.
+build_tests() { go test -count=1 "$@" -run '^$' ./... | { grep -v -e '^ok ' -e 'no test files' || true; }; }
+step "go test build" build_tests "$@" || finish
+step "go test" go test -count=1 -p 1 "$@" ./... || finish
 # Every event once through BenchmarkEvents (first-run status checked), so `make bench` cannot rot.
 step bench go test -count=1 -run '^$' -bench BenchmarkEvents -benchtime 1x ./infra/invoke/ || finish
 # Each go fuzz target briefly past its seed corpus (which go test ran above): FUZZTIME each,
