@@ -3,7 +3,8 @@
 #   1. venv.sh            Python tools (moto, SAM CLI, cfn-lint) into .cache/venv
 #   2. dynamodb-local.sh  DynamoDB Local from Maven Central into .cache/dynamodb-local
 #   3. emulators.sh start DynamoDB Local and moto on free 127.0.0.1 ports (stopped on any exit)
-#   4. go test ./...      unit, handler, conformance, event and end-to-end tests (compiled in
+#   4. make lint          gofmt, go vet, staticcheck
+#      go test ./...      unit, handler, conformance, event and end-to-end tests (compiled in
 #                         parallel, run one package at a time: they share the emulators)
 #   5. template-check.sh  cfn-lint, sam validate, sam build (when that script exists)
 # Prints one timing line per step and stops at the first step that fails, exiting non-zero.
@@ -72,6 +73,7 @@ export AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test
 export AWS_REGION=us-east-1 AWS_DEFAULT_REGION=us-east-1
 export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_EC2_METADATA_DISABLED=true
 
+step lint make --no-print-directory lint || finish
 # One package at a time: the packages share the emulators, and moto restores every table
 # from a snapshot when a transaction is cancelled, undoing writes another package made
 # meanwhile. The test binaries are compiled first, in parallel, so only the runs are serial.

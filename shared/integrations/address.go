@@ -35,9 +35,6 @@ var refusedPrefixes = func() []netip.Prefix {
 	return out
 }()
 
-// isLoopback reports whether a is a loopback address, in any of its forms.
-func isLoopback(a netip.Addr) bool { return a.Unmap().IsLoopback() }
-
 // CheckAddr says whether the service may connect to a: nil for a public unicast address,
 // errRefusedAddress otherwise. With allowPrivate (tests against a local fake provider) a
 // loopback address is allowed too; nothing else is.

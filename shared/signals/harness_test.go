@@ -1,9 +1,7 @@
 package signals
 
 import (
-	"encoding/json"
 	"log/slog"
-	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -16,7 +14,6 @@ import (
 	"github.com/evalobs/evalapi/shared/auth/authtest"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
-	"github.com/evalobs/evalapi/shared/store/storecount"
 )
 
 var testNow = time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)
@@ -46,15 +43,6 @@ func newHarness(t *testing.T, tbl store.Table) *harness {
 	Register(h.rt, Deps{Table: tbl, Authenticate: h.env.Service.Authenticate, Now: h.clock})
 	h.org, h.other = h.env.Org(t), h.env.Org(t)
 	return h
-}
-
-// counting mounts the group again with its table wrapped in a counter (authentication keeps
-// the plain table, so only the operation's own calls are counted) and returns the counter.
-func (h *harness) counting() *storecount.Table {
-	c := storecount.New(h.tbl)
-	h.rt = httpapi.NewRouter(slog.New(slog.DiscardHandler))
-	Register(h.rt, Deps{Table: c, Authenticate: h.env.Service.Authenticate, Now: h.clock})
-	return c
 }
 
 func (h *harness) clock() time.Time {
@@ -97,20 +85,4 @@ func (h *harness) runs(org authtest.Org) (projectID, logStreamID, experimentID s
 
 func configPath(projectID, runID string) string {
 	return "/v2/projects/" + projectID + "/runs/" + runID + "/signals/configuration"
-}
-
-// subset checks that each key of want has the same JSON value in got.
-func subset(t *testing.T, got map[string]any, want string) {
-	t.Helper()
-	var w map[string]any
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatalf("want is not JSON: %v\n%s", err, want)
-	}
-	for k, v := range w {
-		if !reflect.DeepEqual(got[k], v) {
-			g, _ := json.Marshal(got[k])
-			e, _ := json.Marshal(v)
-			t.Errorf("%s: got %s, want %s", k, g, e)
-		}
-	}
 }

@@ -171,7 +171,7 @@ func cursorOfLast(p store.Page, index string) error {
 	}
 	for _, a := range attrs {
 		if got, ok := p.Next[a]; !ok || got != last[a] {
-			return fmt.Errorf("Next[%s] = %q; want the last item's %v", a, got, last[a])
+			return fmt.Errorf("cursor attribute %s = %q; want the last item's %v", a, got, last[a])
 		}
 	}
 	return nil
