@@ -30,7 +30,7 @@ type harness struct {
 	env   *authtest.Env
 	svc   *auth.Service
 	rt    *httpapi.Router
-	clock *clock
+	clock *authtest.Clock
 	check bool // validate responses against the OpenAPI document
 }
 
@@ -42,7 +42,7 @@ func newHarness(t testing.TB, tbl store.Table) *harness {
 // newHarnessWith takes the TTLs of cfg; the logger and the clock are the harness's.
 func newHarnessWith(t testing.TB, tbl store.Table, cfg auth.Config) *harness {
 	t.Helper()
-	c := &clock{t: time.Now().UTC()}
+	c := authtest.NewClock(time.Now().UTC())
 	log := slog.New(slog.NewJSONHandler(suite, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	cfg.Logger, cfg.Now = log, c.Now
 	env := authtest.New(t, tbl, cfg)
@@ -113,24 +113,6 @@ func want401(t testing.TB, r response, detail string) {
 	if got := r.header.Get("WWW-Authenticate"); got != "Bearer" {
 		t.Fatalf("WWW-Authenticate = %q, want Bearer", got)
 	}
-}
-
-// clock is a settable time source.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
 }
 
 // backend is one store adapter the tests run on.

@@ -11,7 +11,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -40,7 +39,7 @@ type harness struct {
 	org   authtest.Org
 	rt    *httpapi.Router
 	v     *apitest.V
-	clock *clock
+	clock *authtest.Clock
 }
 
 type harnessOptions struct {
@@ -69,7 +68,7 @@ func newHarness(t *testing.T, opts ...harnessOptions) *harness {
 		t.Cleanup(func() { e.Close() })
 		db = e
 	}
-	h := &harness{t: t, db: db, clock: &clock{now: t0}, v: apitest.Validator(t)}
+	h := &harness{t: t, db: db, clock: authtest.NewClock(t0), v: apitest.Validator(t)}
 	h.items = &itemCounter{Table: db}
 	h.calls = storecount.New(h.items)
 	h.auth = authtest.New(t, db, auth.Config{})
@@ -77,24 +76,6 @@ func newHarness(t *testing.T, opts ...harnessOptions) *harness {
 	h.rt = httpapi.NewRouter(slog.New(slog.DiscardHandler))
 	datasets.Register(h.rt, datasets.Deps{Table: h.calls, Authenticate: h.auth.Service.Authenticate, Now: h.clock.Now})
 	return h
-}
-
-// clock is the time handlers see; tests set it.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = t
 }
 
 // response is a recorded answer.

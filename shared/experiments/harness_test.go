@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"net/http"
 	"reflect"
-	"sync"
 	"testing"
 	"time"
 
@@ -32,8 +31,7 @@ type harness struct {
 	org, other authtest.Org
 	env        *authtest.Env
 
-	mu  sync.Mutex
-	now time.Time
+	clock *authtest.Clock
 }
 
 func newHarness(t *testing.T, tbl store.Table) *harness {
@@ -41,10 +39,10 @@ func newHarness(t *testing.T, tbl store.Table) *harness {
 	if tbl == nil {
 		tbl = testenv.Embedded(t)
 	}
-	h := &harness{t: t, tbl: tbl, v: apitest.Validator(t), now: testNow}
+	h := &harness{t: t, tbl: tbl, v: apitest.Validator(t), clock: authtest.NewClock(testNow)}
 	h.env = authtest.New(t, tbl, auth.Config{})
 	h.rt = httpapi.NewRouter(slog.New(slog.DiscardHandler))
-	Register(h.rt, Deps{Table: tbl, Authenticate: h.env.Service.Authenticate, Now: h.clock})
+	Register(h.rt, Deps{Table: tbl, Authenticate: h.env.Service.Authenticate, Now: h.clock.Now})
 	h.org, h.other = h.env.Org(t), h.env.Org(t)
 	return h
 }
@@ -54,21 +52,8 @@ func newHarness(t *testing.T, tbl store.Table) *harness {
 func (h *harness) counting() *storecount.Table {
 	c := storecount.New(h.tbl)
 	h.rt = httpapi.NewRouter(slog.New(slog.DiscardHandler))
-	Register(h.rt, Deps{Table: c, Authenticate: h.env.Service.Authenticate, Now: h.clock})
+	Register(h.rt, Deps{Table: c, Authenticate: h.env.Service.Authenticate, Now: h.clock.Now})
 	return c
-}
-
-func (h *harness) clock() time.Time {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.now
-}
-
-// advance moves the clock by d.
-func (h *harness) advance(d time.Duration) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.now = h.now.Add(d)
 }
 
 // do sends a request as who (nil: without credentials) and returns the status and body.
@@ -80,7 +65,7 @@ func (h *harness) do(who *authtest.User, method, path, body string) (int, string
 // project creates a project of org's organization directly in the store.
 func (h *harness) project(org authtest.Org) string {
 	h.t.Helper()
-	now := h.clock()
+	now := h.clock.Now()
 	p := store.Project{ID: uuid.NewString(), OrgID: org.ID, Name: "p-" + uuid.NewString()[:8], CreatedBy: org.Admin.UserID, CreatedAt: now, UpdatedAt: now}
 	if err := store.CreateProject(h.t.Context(), h.tbl, p); err != nil {
 		h.t.Fatal(err)

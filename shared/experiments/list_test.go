@@ -31,7 +31,7 @@ func TestListNewestFirstWithCounts(t *testing.T) {
 	h := newHarness(t, nil)
 	pid := h.project(h.org)
 	first := h.create(&h.org.User, pid, `{"name":"first"}`)
-	h.advance(time.Minute)
+	h.clock.Advance(time.Minute)
 	second := h.create(&h.org.Admin, pid, `{"name":"second"}`)
 	h.create(&h.other.User, h.project(h.other), `{"name":"elsewhere"}`)
 	addSummary(t, h.tbl, first, 2, nil)

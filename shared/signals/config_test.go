@@ -54,7 +54,7 @@ func TestLogStreamEveryFieldAndReplace(t *testing.T) {
 	apitest.SameJSON(t, resp, want("2026-05-06T07:08:09Z"))
 
 	// A replace keeps id and created_at, moves updated_at, and takes the defaults again.
-	h.advance(time.Hour)
+	h.clock.Advance(time.Hour)
 	code, resp = h.do(&h.org.User, "PUT", configPath(pid, ls), `{"model":"m2"}`)
 	if code != 200 {
 		t.Fatalf("replace: %d %s", code, resp)

@@ -2,7 +2,6 @@ package signals
 
 import (
 	"log/slog"
-	"sync"
 	"testing"
 	"time"
 
@@ -28,8 +27,7 @@ type harness struct {
 	org, other authtest.Org
 	env        *authtest.Env
 
-	mu  sync.Mutex
-	now time.Time
+	clock *authtest.Clock
 }
 
 func newHarness(t *testing.T, tbl store.Table) *harness {
@@ -37,25 +35,12 @@ func newHarness(t *testing.T, tbl store.Table) *harness {
 	if tbl == nil {
 		tbl = testenv.Embedded(t)
 	}
-	h := &harness{t: t, tbl: tbl, v: apitest.Validator(t), now: testNow}
+	h := &harness{t: t, tbl: tbl, v: apitest.Validator(t), clock: authtest.NewClock(testNow)}
 	h.env = authtest.New(t, tbl, auth.Config{})
 	h.rt = httpapi.NewRouter(slog.New(slog.DiscardHandler))
-	Register(h.rt, Deps{Table: tbl, Authenticate: h.env.Service.Authenticate, Now: h.clock})
+	Register(h.rt, Deps{Table: tbl, Authenticate: h.env.Service.Authenticate, Now: h.clock.Now})
 	h.org, h.other = h.env.Org(t), h.env.Org(t)
 	return h
-}
-
-func (h *harness) clock() time.Time {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.now
-}
-
-// advance moves the clock by d.
-func (h *harness) advance(d time.Duration) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.now = h.now.Add(d)
 }
 
 // do sends a request as who (nil: without credentials) and returns the status and body.
@@ -67,7 +52,7 @@ func (h *harness) do(who *authtest.User, method, path, body string) (int, string
 // runs creates a project of org with one log stream and one experiment, directly in the store.
 func (h *harness) runs(org authtest.Org) (projectID, logStreamID, experimentID string) {
 	h.t.Helper()
-	ctx, now := h.t.Context(), h.clock()
+	ctx, now := h.t.Context(), h.clock.Now()
 	p := store.Project{ID: uuid.NewString(), OrgID: org.ID, Name: "p-" + uuid.NewString()[:8], CreatedBy: org.Admin.UserID, CreatedAt: now, UpdatedAt: now}
 	ls := store.LogStream{ID: uuid.NewString(), ProjectID: p.ID, OrgID: org.ID, Name: "ls", CreatedAt: now, UpdatedAt: now}
 	e := store.Experiment{ID: uuid.NewString(), ProjectID: p.ID, OrgID: org.ID, Name: "exp", TaskType: 16, CreatedAt: now, UpdatedAt: now}
