@@ -83,12 +83,14 @@ step "go test" go test -count=1 -p 1 "$@" ./... || finish
 # Every event once through BenchmarkEvents (first-run status checked), so `make bench` cannot rot.
 step bench go test -count=1 -run '^$' -bench BenchmarkEvents -benchtime 1x ./infra/invoke/ || finish
 # Each go fuzz target briefly past its seed corpus (which go test ran above): FUZZTIME each,
-# 5 s by default, about 45 s in all. A failing input lands in the package's testdata/fuzz.
+# 10,000 inputs by default, about 20 s in all. A count, not a duration: with a duration,
+# go test can report "context deadline exceeded" as a failure when the time runs out while
+# a busy machine's workers are still answering. A failing input lands in the package's testdata/fuzz.
 fuzz_targets() {
 	local t out
 	for t in validate:FuzzParseJSON validate:FuzzDecodeBody validate:FuzzPage httpapi:FuzzDecodeBody \
 		traces:FuzzReadSearch datasets:FuzzContentPage integrations:FuzzEndpointCheck; do
-		out=$(go test -run '^$' -fuzz "^${t#*:}\$" -fuzztime "${FUZZTIME:-5s}" "./shared/${t%%:*}" 2>&1) ||
+		out=$(go test -run '^$' -fuzz "^${t#*:}\$" -fuzztime "${FUZZTIME:-10000x}" "./shared/${t%%:*}" 2>&1) ||
 			{ printf '%s\n' "$out" >&2; echo "test.sh: fuzz target $t failed" >&2; return 1; }
 	done
 }
