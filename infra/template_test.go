@@ -1,5 +1,5 @@
 // Tests that hold template.yaml (the SAM template) to the rest of the repository:
-//   - the table resource has exactly the shape of infra/table's Definition;
+//   - the table resource has exactly the shape of store.TableSchema;
 //   - every function is a provided.al2023 / arm64 / bootstrap / makefile-built Go binary with
 //     a build-<LogicalId> target in the Makefile, the common environment, JSON logging and
 //     its own log group with a retention;
@@ -23,7 +23,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/evalobs/evalapi/infra/table"
+	"github.com/evalobs/evalapi/shared/store"
 )
 
 const (
@@ -61,7 +61,7 @@ func TestTemplateTableMatchesDefinition(t *testing.T) {
 	tb := tables[0]
 	p := tb.Props
 
-	got := table.Definition{
+	got := store.Schema{
 		StreamView:   str(dig(p, "StreamSpecification", "StreamViewType")),
 		TTLAttribute: str(dig(p, "TimeToLiveSpecification", "AttributeName")),
 	}
@@ -69,20 +69,20 @@ func TestTemplateTableMatchesDefinition(t *testing.T) {
 	for _, g := range list(dig(p, "GlobalSecondaryIndexes")) {
 		name := str(dig(g, "IndexName"))
 		pk, sk := keySchema(t, "index "+name, dig(g, "KeySchema"))
-		got.Indexes = append(got.Indexes, table.Index{Name: name, PartitionKey: pk, SortKey: sk})
+		got.Indexes = append(got.Indexes, store.IndexDef{Name: name, PartitionKey: pk, SortKey: sk})
 		if pt := str(dig(g, "Projection", "ProjectionType")); pt != "ALL" {
 			t.Errorf("index %s: projection %q, want ALL", name, pt)
 		}
 	}
-	want := table.Table
+	want := store.TableSchema
 	want.Indexes = slices.Clone(want.Indexes)
 	sortIndexes(got.Indexes)
 	sortIndexes(want.Indexes)
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("table %s in template.yaml disagrees with infra/table:\n template:    %+v\n infra/table: %+v", tb.ID, got, want)
+		t.Errorf("table %s in template.yaml disagrees with store.TableSchema:\n template:    %+v\n schema:      %+v", tb.ID, got, want)
 	}
 	if v := dig(p, "LocalSecondaryIndexes"); v != nil {
-		t.Errorf("table %s has LocalSecondaryIndexes, which infra/table does not define", tb.ID)
+		t.Errorf("table %s has LocalSecondaryIndexes, which store.TableSchema does not define", tb.ID)
 	}
 	if v := dig(p, "TimeToLiveSpecification", "Enabled"); v != true {
 		t.Errorf("TTL Enabled = %v, want true", v)
@@ -97,7 +97,7 @@ func TestTemplateTableMatchesDefinition(t *testing.T) {
 		}
 		defined = append(defined, name)
 	}
-	wantAttrs := uniqueSorted(table.Table.KeyAttributes())
+	wantAttrs := uniqueSorted(store.TableSchema.KeyAttributes())
 	if got := uniqueSorted(defined); !slices.Equal(got, wantAttrs) || len(defined) != len(got) {
 		t.Errorf("AttributeDefinitions %v, want each of %v once", defined, wantAttrs)
 	}
@@ -454,7 +454,7 @@ func keySchema(t *testing.T, what string, v any) (hash, rng string) {
 	return hash, rng
 }
 
-func sortIndexes(ix []table.Index) {
+func sortIndexes(ix []store.IndexDef) {
 	sort.Slice(ix, func(i, j int) bool { return ix[i].Name < ix[j].Name })
 }
 

@@ -17,11 +17,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
-	"github.com/evalobs/evalapi/infra/table"
 	"github.com/evalobs/evalapi/infra/testenv"
 	"github.com/evalobs/evalapi/shared/app"
 	"github.com/evalobs/evalapi/shared/app/groups"
 	"github.com/evalobs/evalapi/shared/secrets/awssm"
+	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/store/dynamo"
 )
 
@@ -51,7 +51,7 @@ func TestRunAgainstEmulators(t *testing.T) {
 
 	suffix := fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano())
 	tableName := "bootstrap-test-" + suffix
-	if err := dynamo.CreateTable(ctx, ddb, tableName, table.Table); err != nil {
+	if err := dynamo.CreateTable(ctx, ddb, tableName, store.TableSchema); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {

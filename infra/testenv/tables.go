@@ -12,7 +12,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/evalobs/evalapi/infra/table"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/store/dynamo"
 	"github.com/evalobs/evalapi/shared/store/embedded"
@@ -56,7 +55,7 @@ func Embedded(t testing.TB) store.Table {
 
 var tableSeq atomic.Int64
 
-// OpenDynamo creates a table of the service's shape (infra/table) at the emulator endpoint,
+// OpenDynamo creates a table of the service's shape (store.TableSchema) at the emulator endpoint,
 // under a name of its own, and deletes it when t ends.
 func OpenDynamo(t testing.TB, endpoint string) store.Table {
 	t.Helper()
@@ -66,7 +65,7 @@ func OpenDynamo(t testing.TB, endpoint string) store.Table {
 	name := fmt.Sprintf("evalapi-test-%d-%d-%d", os.Getpid(), time.Now().UnixNano(), tableSeq.Add(1))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := dynamo.CreateTable(ctx, c, name, table.Table); err != nil {
+	if err := dynamo.CreateTable(ctx, c, name, store.TableSchema); err != nil {
 		t.Fatalf("create table %s at %s: %v", name, endpoint, err)
 	}
 	t.Cleanup(func() {

@@ -17,7 +17,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
-	"github.com/evalobs/evalapi/infra/table"
 	"github.com/evalobs/evalapi/shared/app"
 	"github.com/evalobs/evalapi/shared/secrets"
 	"github.com/evalobs/evalapi/shared/secrets/awssm"
@@ -84,7 +83,7 @@ func Open(ctx context.Context, cfg app.Config, log *slog.Logger, opts Options) (
 	}
 
 	if cfg.DynamoDBEndpoint != "" {
-		if err := dynamo.CreateTable(ctx, c.DynamoDB, cfg.TableName, table.Table); err != nil {
+		if err := dynamo.CreateTable(ctx, c.DynamoDB, cfg.TableName, store.TableSchema); err != nil {
 			return app.Deps{}, nil, fmt.Errorf("table %s at %s: %w", cfg.TableName, cfg.DynamoDBEndpoint, err)
 		}
 		return finish(ctx, cfg, log, dynamo.New(c.DynamoDB, cfg.TableName), sec, prefix, func() error { return nil })

@@ -12,7 +12,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/evalobs/evalapi/infra/table"
 	"github.com/evalobs/evalapi/infra/testenv"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/store/dynamo"
@@ -35,7 +34,7 @@ func TestCreateTableIdempotent(t *testing.T) {
 			c := client(b.endpoint)
 			name := tableName()
 			for range 2 {
-				if err := dynamo.CreateTable(t.Context(), c, name, table.Table); err != nil {
+				if err := dynamo.CreateTable(t.Context(), c, name, store.TableSchema); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -44,18 +43,18 @@ func TestCreateTableIdempotent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := len(out.Table.GlobalSecondaryIndexes); got != len(table.Table.Indexes) {
-				t.Errorf("indexes = %d, want %d", got, len(table.Table.Indexes))
+			if got := len(out.Table.GlobalSecondaryIndexes); got != len(store.TableSchema.Indexes) {
+				t.Errorf("indexes = %d, want %d", got, len(store.TableSchema.Indexes))
 			}
-			if s := out.Table.StreamSpecification; s == nil || !aws.ToBool(s.StreamEnabled) || string(s.StreamViewType) != table.Table.StreamView {
-				t.Errorf("stream = %+v, want %s", s, table.Table.StreamView)
+			if s := out.Table.StreamSpecification; s == nil || !aws.ToBool(s.StreamEnabled) || string(s.StreamViewType) != store.TableSchema.StreamView {
+				t.Errorf("stream = %+v, want %s", s, store.TableSchema.StreamView)
 			}
 			ttl, err := c.DescribeTimeToLive(t.Context(), &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(name)})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := aws.ToString(ttl.TimeToLiveDescription.AttributeName); got != table.Table.TTLAttribute {
-				t.Errorf("TTL attribute = %q, want %q", got, table.Table.TTLAttribute)
+			if got := aws.ToString(ttl.TimeToLiveDescription.AttributeName); got != store.TableSchema.TTLAttribute {
+				t.Errorf("TTL attribute = %q, want %q", got, store.TableSchema.TTLAttribute)
 			}
 		})
 	}
@@ -111,7 +110,7 @@ func openOnce(t *testing.T, endpoint string) func(*testing.T) store.Table {
 	name := tableName()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := dynamo.CreateTable(ctx, c, name, table.Table); err != nil {
+	if err := dynamo.CreateTable(ctx, c, name, store.TableSchema); err != nil {
 		t.Fatalf("create table on %s: %v", endpoint, err)
 	}
 	t.Cleanup(func() { dropTable(c, name) })

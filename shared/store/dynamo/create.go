@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/evalobs/evalapi/infra/table"
+	"github.com/evalobs/evalapi/shared/store"
 )
 
 // AdminAPI is the part of *dynamodb.Client that CreateTable uses.
@@ -26,7 +26,7 @@ var _ AdminAPI = (*dynamodb.Client)(nil)
 // CreateTable creates the table name in the shape def (on demand, with its indexes and
 // stream), waits until it and its indexes are ACTIVE and enables TTL. A table that already
 // exists is taken as it is, so the local host and the tests can call this on every start.
-func CreateTable(ctx context.Context, client AdminAPI, name string, def table.Definition) error {
+func CreateTable(ctx context.Context, client AdminAPI, name string, def store.Schema) error {
 	_, err := client.CreateTable(ctx, createInput(name, def))
 	var inUse *types.ResourceInUseException
 	if err != nil && !errors.As(err, &inUse) {
@@ -41,7 +41,7 @@ func CreateTable(ctx context.Context, client AdminAPI, name string, def table.De
 	return enableTTL(ctx, client, name, def.TTLAttribute)
 }
 
-func createInput(name string, def table.Definition) *dynamodb.CreateTableInput {
+func createInput(name string, def store.Schema) *dynamodb.CreateTableInput {
 	in := &dynamodb.CreateTableInput{
 		TableName:   aws.String(name),
 		BillingMode: types.BillingModePayPerRequest,

@@ -36,7 +36,7 @@ var (
 	_ store.Table = (*Table)(nil)
 )
 
-// Table is the store.Table of one DynamoDB table shaped as table.Table.
+// Table is the store.Table of one DynamoDB table shaped as store.TableSchema.
 type Table struct {
 	api   API
 	name  string

@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/evalobs/evalapi/infra/table"
 	"github.com/evalobs/evalapi/shared/store"
 )
 
@@ -40,9 +39,9 @@ func (t *Table) Query(ctx context.Context, q store.Query) (store.Page, error) {
 }
 
 func (t *Table) queryInput(q store.Query) (*dynamodb.QueryInput, error) {
-	pkAttr, skAttr := table.Table.PartitionKey, table.Table.SortKey
+	pkAttr, skAttr := store.TableSchema.PartitionKey, store.TableSchema.SortKey
 	if q.Index != "" {
-		ix, ok := table.Table.IndexByName(q.Index)
+		ix, ok := store.TableSchema.IndexByName(q.Index)
 		if !ok {
 			return nil, fmt.Errorf("%w: unknown index %q", store.ErrInvalid, q.Index)
 		}

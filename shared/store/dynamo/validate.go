@@ -7,7 +7,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/evalobs/evalapi/infra/table"
 	"github.com/evalobs/evalapi/shared/store"
 )
 
@@ -83,7 +82,7 @@ func isIndexKey(attr string) bool {
 
 // indexKeyMax returns the byte limit of attr as an index key, if it is one.
 func indexKeyMax(attr string) (int, bool) {
-	for _, ix := range table.Table.Indexes {
+	for _, ix := range store.TableSchema.Indexes {
 		switch attr {
 		case ix.PartitionKey:
 			return maxPartitionKeyBytes, true

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 
-	"github.com/evalobs/evalapi/infra/table"
 	"github.com/evalobs/evalapi/shared/store"
 )
 
@@ -26,7 +25,7 @@ type index struct {
 
 var indexes = func() []index {
 	var out []index
-	for _, ix := range table.Table.Indexes {
+	for _, ix := range store.TableSchema.Indexes {
 		out = append(out, index{name: ix.Name, pk: ix.PartitionKey, sk: ix.SortKey, bucket: []byte("index/" + ix.Name)})
 	}
 	return out
