@@ -13,13 +13,15 @@ MAKEFLAGS += --no-print-directory
 # Lambda functions: <LogicalId in template.yaml>=<main package under functions/>.
 # Adding a function = one word here (gives build-<LogicalId> and a build/<dir>/bootstrap).
 FUNCTIONS := \
-	AuthFunction=auth \
+	IdentityFunction=identity \
 	IntegrationsFunction=integrations \
 	DatasetsFunction=datasets \
 	ScorersFunction=scorers \
+	ProjectsFunction=projects \
+	TracesFunction=traces \
 	ExperimentsFunction=experiments \
 	SignalsFunction=signals \
-	PurgeFunction=purge
+	StreamFunction=stream
 
 fn_id  = $(word 1,$(subst =, ,$(1)))
 fn_dir = $(word 2,$(subst =, ,$(1)))
@@ -44,7 +46,7 @@ help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 	@echo "  build-<LogicalId> one function for sam build (ARTIFACTS_DIR=...): $(foreach f,$(FUNCTIONS),$(call fn_id,$(f)))"
 
-build: ## seven linux/arm64 bootstraps + zips under build/<function>/, with sizes
+build: ## every linux/arm64 bootstrap + zips under build/<function>/, with sizes
 	@mkdir -p $(BUILD_DIR)
 	@for d in $(FUNCTION_DIRS); do \
 		echo "go build ./functions/$$d -> $(BUILD_DIR)/$$d/bootstrap"; \

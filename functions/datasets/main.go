@@ -1,5 +1,5 @@
 // Command datasets is the Lambda function of the datasets operation group (DatasetsFunction in
-// template.yaml); its routes are listed in shared/app/groups.
+// template.yaml); its routes are listed in docs/routes.md.
 package main
 
 import (

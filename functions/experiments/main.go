@@ -1,5 +1,5 @@
 // Command experiments is the Lambda function of the experiments operation group (ExperimentsFunction in
-// template.yaml); its routes are listed in shared/app/groups.
+// template.yaml); its routes are listed in docs/routes.md.
 package main
 
 import (

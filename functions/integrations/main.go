@@ -1,5 +1,5 @@
 // Command integrations is the Lambda function of the integrations operation group (IntegrationsFunction in
-// template.yaml); its routes are listed in shared/app/groups.
+// template.yaml); its routes are listed in docs/routes.md.
 package main
 
 import (

@@ -1,5 +1,5 @@
 // Command scorers is the Lambda function of the scorers operation group (ScorersFunction in
-// template.yaml); its routes are listed in shared/app/groups.
+// template.yaml); its routes are listed in docs/routes.md.
 package main
 
 import (

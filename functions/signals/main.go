@@ -1,5 +1,5 @@
 // Command signals is the Lambda function of the signals operation group (SignalsFunction in
-// template.yaml); its routes are listed in shared/app/groups.
+// template.yaml); its routes are listed in docs/routes.md.
 package main
 
 import (

@@ -105,7 +105,7 @@ func TestRunAgainstEmulators(t *testing.T) {
 	req := httptest.NewRequest("GET", "/v2/current_user", nil)
 	req.Header.Set("Service-API-Key", key)
 	rec := httptest.NewRecorder()
-	app.NewRouter(d, groups.Auth).ServeHTTP(rec, req)
+	app.NewRouter(d, groups.Identity).ServeHTTP(rec, req)
 	if rec.Code != 200 || !strings.Contains(rec.Body.String(), "ops@example.com") {
 		t.Errorf("GET /v2/current_user with the bootstrap key: %d %s", rec.Code, rec.Body)
 	}

@@ -1,6 +1,6 @@
 // Command invoke runs one operation group's real Lambda handler on an API Gateway HTTP API
 // (payload v2) event, in-process, and prints the proxy response: what `sam local invoke -e`
-// does, without Docker (`make invoke FN=auth EVENT=events/healthcheck.json`).
+// does, without Docker (`make invoke FN=identity EVENT=events/healthcheck.json`).
 //
 // The handler is built exactly as functions/<fn>/main.go builds it (the same group, router
 // and adapter), on the local host's storage under DATA_DIR, or with -memory on a temporary

@@ -156,7 +156,7 @@ func (f *perfFixture) close() error {
 // createAPIKey makes an API key for the fixture's admin through POST /v2/api_keys, as a
 // client would.
 func createAPIKey(d app.Deps) (string, error) {
-	h := app.NewRouter(d, groups.Auth)
+	h := app.NewRouter(d, groups.Identity)
 	req := httptest.NewRequest(http.MethodPost, "/v2/api_keys", strings.NewReader(`{"description":"perf"}`))
 	req.Header.Set("Authorization", FixtureAuthorization)
 	req.Header.Set("Content-Type", "application/json")
@@ -210,7 +210,7 @@ func currentUserEvent(key string) []byte {
 
 // warm authenticates one request with the API key, so that the key is in the cache.
 func (f *perfFixture) warm(ctx context.Context) error {
-	resp, err := newLambdaCall(f.d, "auth").invoke(ctx, currentUserEvent(f.apiKey))
+	resp, err := newLambdaCall(f.d, "identity").invoke(ctx, currentUserEvent(f.apiKey))
 	if err == nil && resp.StatusCode != http.StatusOK {
 		err = fmt.Errorf("warm-up GET /v2/current_user: %d %s", resp.StatusCode, resp.Body)
 	}

@@ -83,8 +83,8 @@ func TestFunctionInitFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exe := filepath.Join(t.TempDir(), "auth")
-	cmd := exec.Command("go", "build", "-o", exe, "./functions/auth")
+	exe := filepath.Join(t.TempDir(), "identity")
+	cmd := exec.Command("go", "build", "-o", exe, "./functions/identity")
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)

@@ -4,7 +4,8 @@ import (
 	"sync"
 
 	"github.com/evalobs/evalapi/shared/app"
-	"github.com/evalobs/evalapi/shared/purge"
+	"github.com/evalobs/evalapi/shared/app/groups"
+	"github.com/evalobs/evalapi/shared/app/local"
 	"github.com/evalobs/evalapi/shared/store/embedded"
 )
 
@@ -37,7 +38,8 @@ func (s *streams) deliver(changes []embedded.Change) {
 // A new worker plugs in here. stop ends them; it must run before the store closes. They
 // run only on the embedded store: with DYNAMODB_ENDPOINT set, nothing reads the stream.
 func streamWorkers(d app.Deps) (workers []func([]embedded.Change), stop func()) {
-	// purge deletes the rows and shares of deleted datasets in the background.
-	p := purge.NewLocal(purge.New(d.Table, d.Log))
-	return []func([]embedded.Change){p.OnCommit}, p.Close
+	// the table's stream consumer: the purge of deleted datasets, and whatever else
+	// groups.Stream hands the stream to.
+	s := local.NewStream(groups.Stream(d), d.Log)
+	return []func([]embedded.Change){s.OnCommit}, s.Close
 }

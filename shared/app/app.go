@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/evalobs/evalapi/shared/auth"
+	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/secrets"
 	"github.com/evalobs/evalapi/shared/store"
@@ -28,9 +29,14 @@ type Deps struct {
 	Secrets secrets.Store
 	Log     *slog.Logger
 	Now     func() time.Time
-	// Auth authenticates requests (its Authenticate middleware guards every operation
-	// outside the identity group) and serves the identity routes.
+	// Auth authenticates requests: its Authenticate middleware guards every operation but
+	// the healthcheck, the login routes and the refresh exchange.
 	Auth *auth.Service
+}
+
+// Base is what every operation group takes (shared/base), from d.
+func (d Deps) Base() base.Deps {
+	return base.Deps{Table: d.Table, Authenticate: d.Auth.Authenticate, Now: d.Now, Log: d.Log}
 }
 
 // Register mounts one operation group's routes on rt.

@@ -1,15 +1,21 @@
 package auth
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base32"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/evalobs/evalapi/shared/secrets"
+	"github.com/evalobs/evalapi/shared/store"
 )
 
 // API keys read <prefix>_<key id>_<secret>: the prefix lets scanners recognise a leaked key,
@@ -85,4 +91,38 @@ func decodeDigest(s string) ([sha256.Size]byte, bool) {
 	}
 	copy(out[:], b)
 	return out, true
+}
+
+// CreateAPIKey makes a new API key for user userID of organization orgID and returns it
+// (shown once; only its digest is stored) with its record. expires nil never expires.
+func (s *Service) CreateAPIKey(ctx context.Context, orgID, userID, description string, expires *time.Time) (secrets.Value, store.APIKey, error) {
+	k, err := s.keyring.get(ctx)
+	if err != nil {
+		return secrets.Value{}, store.APIKey{}, err
+	}
+	for range 3 { // a clash of random UUIDs is never expected; retrying costs nothing
+		key, rec, digest, err := newAPIKeyRecord(k, orgID, userID, description, expires, s.clock())
+		if err != nil {
+			return secrets.Value{}, store.APIKey{}, err
+		}
+		err = store.CreateAPIKey(ctx, s.table, rec, digest)
+		if errors.Is(err, store.ErrAlreadyExists) {
+			continue
+		}
+		if err != nil {
+			return secrets.Value{}, store.APIKey{}, err
+		}
+		return secrets.NewValueString(key.String()), rec, nil
+	}
+	return secrets.Value{}, store.APIKey{}, errors.New("auth: create api key: id clashes")
+}
+
+func newAPIKeyRecord(k *keys, orgID, userID, description string, expires *time.Time, now time.Time) (apiKey, store.APIKey, string, error) {
+	key, err := newAPIKey()
+	if err != nil {
+		return apiKey{}, store.APIKey{}, "", err
+	}
+	rec := store.APIKey{ID: key.id, OrgID: orgID, UserID: userID, Description: description,
+		Truncated: key.truncated(), CreatedAt: now, UpdatedAt: now, ExpiresAt: expires}
+	return key, rec, encodeDigest(key.digest(k.pepper)), nil
 }

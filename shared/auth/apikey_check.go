@@ -147,3 +147,14 @@ func (c *keyCache) drop(id string) {
 	defer c.mu.Unlock()
 	delete(c.m, id)
 }
+
+// CheckAPIKey authenticates a presented API key from the store, never from the
+// per-instance cache: exchanging a key for a session must not outlive its revocation on
+// another instance.
+func (s *Service) CheckAPIKey(ctx context.Context, presented string) (Caller, error) {
+	return s.checkAPIKey(ctx, presented, false)
+}
+
+// ForgetAPIKey drops a revoked key from this instance's cache, so that it stops working
+// here at once (other instances within MaxAPIKeyCacheTTL).
+func (s *Service) ForgetAPIKey(id string) { s.cache.drop(id) }

@@ -111,7 +111,7 @@ func (s *Service) check(ctx context.Context, cr credential) (Caller, error) {
 		if cr.bad {
 			return Caller{}, http401(detailBadBasic)
 		}
-		u, err := s.checkPassword(ctx, cr.email, cr.pass)
+		u, err := s.CheckPassword(ctx, cr.email, cr.pass)
 		if err != nil {
 			return Caller{}, err
 		}
@@ -144,9 +144,9 @@ func (s *Service) checkBearer(ctx context.Context, token string) (Caller, error)
 	return callerOf(u, SchemeBearer), nil
 }
 
-// checkPassword verifies an e-mail and password. An unknown e-mail and a user without a
+// CheckPassword verifies an e-mail and password. An unknown e-mail and a user without a
 // password (invited) still pay one hash, so that timing does not tell which e-mails exist.
-func (s *Service) checkPassword(ctx context.Context, email, password string) (store.User, error) {
+func (s *Service) CheckPassword(ctx context.Context, email, password string) (store.User, error) {
 	u, a, err := store.UserByEmail(ctx, s.table, email)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return store.User{}, err

@@ -118,24 +118,6 @@ func ParseTTL(text string, def time.Duration) (time.Duration, error) {
 	return d, nil
 }
 
-// Register mounts the routes of the identity group: the login routes and the refresh
-// exchange without authentication, the rest behind s.Authenticate.
-func (s *Service) Register(rt *httpapi.Router) {
-	rt.Handle("POST /login", s.login)
-	rt.Handle("POST /login/api_key", s.loginAPIKey)
-	rt.Handle("POST /v2/refresh_token", s.refresh)
-
-	rt.Handle("GET /v2/current_user", s.currentUser, s.Authenticate)
-	rt.Handle("POST /v2/users", s.createUser, s.Authenticate)
-	rt.Handle("GET /v2/users/{user_id}", s.getUser, s.Authenticate)
-	rt.Handle("POST /v2/api_keys", s.createAPIKey, s.Authenticate)
-	rt.Handle("GET /v2/api_keys", s.listAPIKeys, s.Authenticate)
-	rt.Handle("DELETE /v2/api_keys/{api_key_id}", s.revokeAPIKey, s.Authenticate)
-	rt.Handle("POST /v2/groups", s.createGroup, s.Authenticate)
-	rt.Handle("GET /v2/groups/{group_id}", s.getGroup, s.Authenticate)
-	rt.Handle("POST /v2/groups/{group_id}/members", s.addGroupMembers, s.Authenticate)
-}
-
 // Wait blocks until the background writes started so far (API-key last-used stamps) are
 // done: for tests and a graceful shutdown of the local host.
 func (s *Service) Wait() { s.background.Wait() }

@@ -11,11 +11,13 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/evalobs/evalapi/shared/app/local"
 	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/auth/authtest"
 	"github.com/evalobs/evalapi/shared/purge"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/store/embedded"
+	"github.com/evalobs/evalapi/shared/stream"
 )
 
 const bulkDelete = "/v2/datasets/bulk_delete"
@@ -228,17 +230,17 @@ func (t *heldTable) Query(ctx context.Context, q store.Query) (store.Page, error
 
 // withPurge returns a harness whose store feeds a purge worker the way the local host does,
 // and the worker; the worker's reads wait for release.
-func withPurge(t *testing.T, release chan struct{}) (*harness, *purge.Local) {
-	var worker atomic.Pointer[purge.Local] // set once the harness's table exists
+func withPurge(t *testing.T, release chan struct{}) (*harness, *local.Stream) {
+	var worker atomic.Pointer[local.Stream] // set once the harness's table exists
 	h := newHarness(t, harnessOptions{onCommit: func(cs []embedded.Change) {
 		if l := worker.Load(); l != nil {
 			l.OnCommit(cs)
 		}
 	}})
-	local := purge.NewLocal(purge.New(&heldTable{Table: h.db, release: release}, nil))
-	worker.Store(local)
-	t.Cleanup(local.Close)
-	return h, local
+	s := local.NewStream(stream.NewConsumer(nil, purge.New(&heldTable{Table: h.db, release: release}, nil)), nil)
+	worker.Store(s)
+	t.Cleanup(s.Close)
+	return h, s
 }
 
 // TestBulkDeleteCostIndependentOfRows deletes 100 datasets of 1 row and 100 datasets of 200

@@ -3,6 +3,7 @@ package datasets
 import (
 	"net/http"
 
+	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
@@ -18,7 +19,7 @@ func (h *handlers) content(w http.ResponseWriter, r *http.Request) error {
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	c, err := callerOf(r)
+	c, err := base.Caller(r)
 	if err != nil {
 		return err
 	}

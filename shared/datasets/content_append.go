@@ -4,6 +4,8 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/evalobs/evalapi/shared/auth"
+	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
@@ -41,18 +43,7 @@ func (h *handlers) appendRows(w http.ResponseWriter, r *http.Request) error {
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	c, err := callerOf(r)
-	if err != nil {
-		return err
-	}
-	g, err := h.grant(r.Context(), c, id)
-	if err != nil {
-		return err
-	}
-	if !allowed(g.Role, "update") {
-		return errNoEdit
-	}
-	version, err := ifMatch(r, g.Dataset.Version)
+	c, g, version, err := h.editable(r, id)
 	if err != nil {
 		return err
 	}
@@ -62,11 +53,33 @@ func (h *handlers) appendRows(w http.ResponseWriter, r *http.Request) error {
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	d, err := store.AppendDatasetRows(r.Context(), h.Table, c.OrgID, id, version, newRows(rows), c.UserID, h.now())
+	d, err := store.AppendDatasetRows(r.Context(), h.Table, c.OrgID, id, version, newRows(rows), c.UserID, h.Stamp())
 	if err != nil {
 		return contentError(err)
 	}
 	return h.writeDataset(r.Context(), w, c, d, g.Role)
+}
+
+// editable is the preamble of every content write, once the request is valid: the caller,
+// their grant on dataset id (404 without one), the right to edit (403), and the content
+// version the write must find, from If-Match (412 when the dataset changed since).
+func (h *handlers) editable(r *http.Request, id string) (auth.Caller, store.DatasetGrant, int64, error) {
+	c, err := base.Caller(r)
+	if err != nil {
+		return auth.Caller{}, store.DatasetGrant{}, 0, err
+	}
+	g, err := h.grant(r.Context(), c, id)
+	if err != nil {
+		return auth.Caller{}, store.DatasetGrant{}, 0, err
+	}
+	if !allowed(g.Role, "update") {
+		return auth.Caller{}, store.DatasetGrant{}, 0, errNoEdit
+	}
+	version, err := ifMatch(r, g.Dataset.Version)
+	if err != nil {
+		return auth.Caller{}, store.DatasetGrant{}, 0, err
+	}
+	return c, g, version, nil
 }
 
 // readAppend reads the body of an append; columns is nil before the dataset is known.

@@ -40,18 +40,7 @@ func (h *handlers) updateRows(w http.ResponseWriter, r *http.Request) error {
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	c, err := callerOf(r)
-	if err != nil {
-		return err
-	}
-	g, err := h.grant(r.Context(), c, id)
-	if err != nil {
-		return err
-	}
-	if !allowed(g.Role, "update") {
-		return errNoEdit
-	}
-	version, err := ifMatch(r, g.Dataset.Version)
+	c, g, version, err := h.editable(r, id)
 	if err != nil {
 		return err
 	}
@@ -59,7 +48,7 @@ func (h *handlers) updateRows(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d, err := store.UpdateDatasetRows(r.Context(), h.Table, c.OrgID, id, version, changes, c.UserID, h.now())
+	d, err := store.UpdateDatasetRows(r.Context(), h.Table, c.OrgID, id, version, changes, c.UserID, h.Stamp())
 	var missing *store.DatasetRowsNotFoundError
 	switch {
 	case errors.As(err, &missing):

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
@@ -53,7 +54,7 @@ func (h *handlers) create(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	c, err := callerOf(r)
+	c, err := base.Caller(r)
 	if err != nil {
 		return err
 	}
@@ -68,7 +69,7 @@ func (h *handlers) create(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	now := h.now()
+	now := h.Stamp()
 	d := store.Dataset{ID: uuid.NewString(), OrgID: c.OrgID, ProjectID: nd.projectID, Name: nd.name,
 		ColumnNames: nd.columns, CreatedBy: c.UserID, CreatedAt: now}
 	owner := store.DatasetCollaborator{ID: uuid.NewString(), DatasetID: d.ID, OrgID: c.OrgID, UserID: c.UserID,

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
@@ -29,7 +30,7 @@ func (h *handlers) listGroups(w http.ResponseWriter, r *http.Request) error {
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	c, err := callerOf(r)
+	c, err := base.Caller(r)
 	if err != nil {
 		return err
 	}
@@ -106,7 +107,7 @@ func (h *handlers) shareWithGroups(w http.ResponseWriter, r *http.Request) error
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	c, err := callerOf(r)
+	c, err := base.Caller(r)
 	if err != nil {
 		return err
 	}
@@ -138,7 +139,7 @@ func (h *handlers) shareWithGroups(w http.ResponseWriter, r *http.Request) error
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	now := h.now()
+	now := h.Stamp()
 	cs := make([]store.DatasetCollaborator, len(shares))
 	for i, s := range shares {
 		cs[i] = store.DatasetCollaborator{ID: uuid.NewString(), DatasetID: id, OrgID: c.OrgID, GroupID: s.id,

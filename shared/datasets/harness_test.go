@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalobs/evalapi/shared/base"
+
 	"github.com/google/uuid"
 
 	"github.com/evalobs/evalapi/shared/apitest"
@@ -74,7 +76,7 @@ func newHarness(t *testing.T, opts ...harnessOptions) *harness {
 	h.auth = authtest.New(t, db, auth.Config{})
 	h.org = h.auth.Org(t)
 	h.rt = httpapi.NewRouter(slog.New(slog.DiscardHandler))
-	datasets.Register(h.rt, datasets.Deps{Table: h.calls, Authenticate: h.auth.Service.Authenticate, Now: h.clock.Now})
+	datasets.Register(h.rt, datasets.Deps{Deps: base.Deps{Table: h.calls, Authenticate: h.auth.Service.Authenticate, Now: h.clock.Now}})
 	return h
 }
 

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalobs/evalapi/shared/base"
+
 	"github.com/google/uuid"
 
 	"github.com/evalobs/evalapi/shared/apitest"
@@ -35,7 +37,7 @@ func FuzzContentPage(f *testing.F) {
 	env := authtest.New(f, db, auth.Config{})
 	org := env.Org(f)
 	rt := httpapi.NewRouter(slog.New(slog.DiscardHandler))
-	datasets.Register(rt, datasets.Deps{Table: db, Authenticate: env.Service.Authenticate, Now: func() time.Time { return t0 }})
+	datasets.Register(rt, datasets.Deps{Deps: base.Deps{Table: db, Authenticate: env.Service.Authenticate, Now: func() time.Time { return t0 }}})
 	v := apitest.Validator(f)
 
 	d := store.Dataset{ID: uuid.NewString(), OrgID: org.ID, Name: "fuzz", ColumnNames: []string{"n"}, CreatedBy: org.Admin.UserID, CreatedAt: t0}

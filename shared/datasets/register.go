@@ -7,34 +7,18 @@
 package datasets
 
 import (
-	"log/slog"
-	"net/http"
-	"time"
-
-	"github.com/evalobs/evalapi/shared/auth"
+	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
-	"github.com/evalobs/evalapi/shared/store"
 )
 
 // Deps is what the group needs.
 type Deps struct {
-	Table        store.Table
-	Authenticate httpapi.Middleware
-	Now          func() time.Time // default time.Now
-	Log          *slog.Logger     // default: discard
+	base.Deps
 }
 
 // Register mounts the group's operations on rt, each behind authentication.
 func Register(rt *httpapi.Router, d Deps) {
-	if d.Table == nil || d.Authenticate == nil {
-		panic("datasets: Deps.Table and Deps.Authenticate are required")
-	}
-	if d.Now == nil {
-		d.Now = time.Now
-	}
-	if d.Log == nil {
-		d.Log = slog.New(slog.DiscardHandler)
-	}
+	d.Deps = d.Deps.WithDefaults("datasets")
 	h := &handlers{Deps: d}
 	rt.Handle("POST /v2/datasets", h.create, d.Authenticate)
 	rt.Handle("DELETE /v2/datasets/bulk_delete", h.bulkDelete, d.Authenticate)
@@ -47,16 +31,3 @@ func Register(rt *httpapi.Router, d Deps) {
 }
 
 type handlers struct{ Deps }
-
-// now is the time records are stamped with: UTC, at the microsecond precision responses show.
-func (h *handlers) now() time.Time { return h.Now().UTC().Truncate(time.Microsecond) }
-
-// callerOf returns the authenticated caller; the middleware guarantees one, so its absence
-// is answered as no credential at all.
-func callerOf(r *http.Request) (auth.Caller, error) {
-	c, ok := auth.CallerFrom(r.Context())
-	if !ok {
-		return auth.Caller{}, httpapi.Unauthorized("Not authenticated", "Bearer")
-	}
-	return c, nil
-}

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/evalobs/evalapi/shared/auth"
+	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
@@ -53,7 +54,7 @@ func (h *handlers) shareWithUsers(w http.ResponseWriter, r *http.Request) error 
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	c, err := callerOf(r)
+	c, err := base.Caller(r)
 	if err != nil {
 		return err
 	}
@@ -69,7 +70,7 @@ func (h *handlers) shareWithUsers(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	now := h.now()
+	now := h.Stamp()
 	cs := make([]store.DatasetCollaborator, len(shares))
 	for i, s := range shares {
 		cs[i] = store.DatasetCollaborator{ID: uuid.NewString(), DatasetID: id, OrgID: c.OrgID, UserID: users[i].ID,

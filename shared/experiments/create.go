@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/evalobs/evalapi/shared/auth"
+	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
@@ -27,12 +28,12 @@ func (h *handlers) create(w http.ResponseWriter, r *http.Request) error {
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	c, err := callerOf(r)
+	c, err := base.Caller(r)
 	if err != nil {
 		return err
 	}
 	ctx := r.Context()
-	if _, err := h.findProject(ctx, c, projectID); err != nil {
+	if _, err := h.Project(ctx, c, projectID); err != nil {
 		return err
 	}
 	if err := auth.RequireWrite(ctx); err != nil {
@@ -53,7 +54,7 @@ func (h *handlers) create(w http.ResponseWriter, r *http.Request) error {
 			e.Dataset.Name = g.Dataset.Name
 		}
 	}
-	now := h.now()
+	now := h.Stamp()
 	e.ID, e.ProjectID, e.OrgID, e.CreatedBy, e.CreatedAt, e.UpdatedAt = uuid.NewString(), projectID, c.OrgID, c.UserID, now, now
 	switch err := store.CreateExperiment(ctx, h.Table, e); {
 	case errors.Is(err, store.ErrNameTaken):

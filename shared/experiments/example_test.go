@@ -8,7 +8,7 @@ import (
 )
 
 // The example the events are written against: a project with a log stream and an
-// experiment, both runs, listed by operation 12; Settings finds the experiment's settings.
+// experiment, both runs, listed by operation 12; the experiment's settings are its run's.
 func TestSeedExampleAndSettings(t *testing.T) {
 	h := newHarness(t, nil)
 	if err := SeedExample(t.Context(), h.tbl, h.org.ID, h.org.Admin.UserID, testNow); err != nil {
@@ -24,12 +24,11 @@ func TestSeedExampleAndSettings(t *testing.T) {
 	if len(got) != 1 || got[0]["id"] != ExampleExperimentID || got[0]["name"] != "fixture-experiment" {
 		t.Fatalf("list: %v", got)
 	}
-	lookup := Settings(h.tbl)
-	s, err := lookup(t.Context(), h.org.ID, ExampleProjectID, ExampleExperimentID)
-	if err != nil || s.Scorers == nil || len(s.Scorers) != 0 {
-		t.Fatalf("settings: %+v %v", s, err)
+	run, err := store.GetRun(t.Context(), h.tbl, h.org.ID, ExampleProjectID, ExampleExperimentID)
+	if err != nil || run.Scorers == nil || len(run.Scorers) != 0 {
+		t.Fatalf("settings: %+v %v", run.MetricSettings, err)
 	}
-	if _, err := lookup(t.Context(), h.other.ID, ExampleProjectID, ExampleExperimentID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := store.GetRun(t.Context(), h.tbl, h.other.ID, ExampleProjectID, ExampleExperimentID); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("another organization: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
@@ -20,7 +21,7 @@ func (h *handlers) list(w http.ResponseWriter, r *http.Request) error {
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	c, err := callerOf(r)
+	c, err := base.Caller(r)
 	if err != nil {
 		return err
 	}
@@ -32,7 +33,7 @@ func (h *handlers) list(w http.ResponseWriter, r *http.Request) error {
 		defer close(done)
 		exps, listErr = store.ListExperiments(ctx, h.Table, c.OrgID, projectID)
 	}()
-	_, projErr := h.findProject(ctx, c, projectID)
+	_, projErr := h.Project(ctx, c, projectID)
 	<-done
 	if projErr != nil {
 		return projErr

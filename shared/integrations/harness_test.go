@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalobs/evalapi/shared/base"
+
 	"github.com/evalobs/evalapi/shared/apitest"
 	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/auth/authtest"
@@ -61,9 +63,7 @@ func newHarness(t *testing.T, o options) *harness {
 	log := slog.New(slog.NewJSONHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	env := authtest.New(t, h.tbl, auth.Config{Logger: log})
 	h.rt = httpapi.NewRouter(log)
-	Register(h.rt, Deps{Table: h.tbl, Secrets: h.sec, Authenticate: env.Service.Authenticate, Log: log,
-		Now:        func() time.Time { return testNow.Add(time.Duration(h.clock.Load()) * time.Second) },
-		Discoverer: &Discoverer{AllowPrivate: o.allowPrivate, Timeout: o.timeout}})
+	Register(h.rt, Deps{Deps: base.Deps{Table: h.tbl, Authenticate: env.Service.Authenticate, Log: log, Now: func() time.Time { return testNow.Add(time.Duration(h.clock.Load()) * time.Second) }}, Secrets: h.sec, Discoverer: &Discoverer{AllowPrivate: o.allowPrivate, Timeout: o.timeout}})
 	h.org, h.other = env.Org(t), env.Org(t)
 	return h
 }

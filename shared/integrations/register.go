@@ -9,23 +9,15 @@
 package integrations
 
 import (
-	"log/slog"
-	"net/http"
-	"time"
-
-	"github.com/evalobs/evalapi/shared/auth"
+	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/secrets"
-	"github.com/evalobs/evalapi/shared/store"
 )
 
 // Deps is what the group needs.
 type Deps struct {
-	Table        store.Table
-	Secrets      secrets.Store
-	Authenticate httpapi.Middleware
-	Now          func() time.Time // default time.Now
-	Log          *slog.Logger     // default: discard
+	base.Deps
+	Secrets secrets.Store
 	// Discoverer lists cloud-host deployments; nil is one with the defaults (public
 	// addresses only, DefaultDiscoveryTimeout).
 	Discoverer *Discoverer
@@ -39,15 +31,10 @@ const DefaultAttempts = 50
 
 // Register mounts the group's operations on rt, each behind authentication.
 func Register(rt *httpapi.Router, d Deps) {
-	if d.Table == nil || d.Secrets == nil || d.Authenticate == nil {
-		panic("integrations: Deps.Table, Deps.Secrets and Deps.Authenticate are required")
+	if d.Secrets == nil {
+		panic("integrations: Deps.Secrets is required")
 	}
-	if d.Now == nil {
-		d.Now = time.Now
-	}
-	if d.Log == nil {
-		d.Log = slog.New(slog.DiscardHandler)
-	}
+	d.Deps = d.Deps.WithDefaults("integrations")
 	if d.Discoverer == nil {
 		d.Discoverer = &Discoverer{}
 	}
@@ -61,16 +48,3 @@ func Register(rt *httpapi.Router, d Deps) {
 }
 
 type handlers struct{ Deps }
-
-// now is the time records are stamped with: UTC, at the microsecond precision responses show.
-func (h *handlers) now() time.Time { return h.Now().UTC().Truncate(time.Microsecond) }
-
-// callerOf returns the authenticated caller; the middleware guarantees one, so its absence
-// is answered as no credential at all.
-func callerOf(r *http.Request) (auth.Caller, error) {
-	c, ok := auth.CallerFrom(r.Context())
-	if !ok {
-		return auth.Caller{}, httpapi.Unauthorized("Not authenticated", "Bearer")
-	}
-	return c, nil
-}

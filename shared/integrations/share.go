@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/evalobs/evalapi/shared/auth"
+	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
@@ -47,7 +48,7 @@ func (h *handlers) share(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	c, err := callerOf(r)
+	c, err := base.Caller(r)
 	if err != nil {
 		return err
 	}
@@ -66,7 +67,7 @@ func (h *handlers) share(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	now := h.now()
+	now := h.Stamp()
 	cs := make([]store.IntegrationCollaborator, len(items))
 	for i, u := range users {
 		cs[i] = store.IntegrationCollaborator{ID: uuid.NewString(), IntegrationID: in.ID, OrgID: c.OrgID,

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/evalobs/evalapi/shared/auth"
+	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/secrets"
 	"github.com/evalobs/evalapi/shared/store"
@@ -67,7 +68,7 @@ var errSecretStore = httpapi.Unavailable("The secret store is unavailable; the i
 // nobody will use); a replace whose record failed leaves a secret newer than the record,
 // which readers detect by the revision and the next PUT overwrites.
 func (h *handlers) save(w http.ResponseWriter, r *http.Request, wr write) error {
-	c, err := callerOf(r)
+	c, err := base.Caller(r)
 	if err != nil {
 		return err
 	}
@@ -78,7 +79,7 @@ func (h *handlers) save(w http.ResponseWriter, r *http.Request, wr write) error 
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
-		now := h.now()
+		now := h.Stamp()
 		in := store.Integration{ID: uuid.NewString(), OrgID: c.OrgID, OwnerID: c.UserID, Provider: wr.provider,
 			Name: wr.provider, Settings: wr.settings, Revision: uuid.NewString(), CreatedAt: now, UpdatedAt: now}
 		var restore []byte // the replaced credentials, put back if the record write fails

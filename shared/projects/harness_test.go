@@ -10,6 +10,7 @@ import (
 	"github.com/evalobs/evalapi/shared/apitest"
 	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/auth/authtest"
+	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/store/embedded"
@@ -27,7 +28,7 @@ type harness struct {
 	org, other authtest.Org
 }
 
-func newHarness(t *testing.T, experiments ExperimentSettingsFunc) *harness {
+func newHarness(t *testing.T) *harness {
 	t.Helper()
 	db, err := embedded.OpenMemory()
 	if err != nil {
@@ -36,8 +37,7 @@ func newHarness(t *testing.T, experiments ExperimentSettingsFunc) *harness {
 	t.Cleanup(func() { db.Close() })
 	env := authtest.New(t, db, auth.Config{})
 	rt := httpapi.NewRouter(slog.New(slog.DiscardHandler))
-	Register(rt, Deps{Table: db, Authenticate: env.Service.Authenticate, Now: func() time.Time { return testNow },
-		ExperimentSettings: experiments})
+	Register(rt, Deps{Deps: base.Deps{Table: db, Authenticate: env.Service.Authenticate, Now: func() time.Time { return testNow }}})
 	return &harness{t: t, tbl: db, rt: rt, v: apitest.Validator(t), org: env.Org(t), other: env.Org(t)}
 }
 

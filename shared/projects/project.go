@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/evalobs/evalapi/shared/auth"
+	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
@@ -65,14 +66,14 @@ func (h *handlers) createProject(w http.ResponseWriter, r *http.Request) error {
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	c, err := callerOf(r)
+	c, err := base.Caller(r)
 	if err != nil {
 		return err
 	}
 	if err := auth.RequireWrite(r.Context()); err != nil {
 		return err
 	}
-	now := h.now()
+	now := h.Stamp()
 	p := store.Project{ID: uuid.NewString(), OrgID: c.OrgID, Name: name, CreatedBy: c.UserID, CreatedAt: now, UpdatedAt: now}
 	err = store.CreateProject(r.Context(), h.Table, p)
 	if errors.Is(err, store.ErrNameTaken) {
@@ -92,11 +93,11 @@ func (h *handlers) getProject(w http.ResponseWriter, r *http.Request) error {
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	c, err := callerOf(r)
+	c, err := base.Caller(r)
 	if err != nil {
 		return err
 	}
-	p, err := h.findProject(r.Context(), c, id)
+	p, err := h.Project(r.Context(), c, id)
 	if err != nil {
 		return err
 	}
@@ -116,17 +117,17 @@ func (h *handlers) createLogStream(w http.ResponseWriter, r *http.Request) error
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	c, err := callerOf(r)
+	c, err := base.Caller(r)
 	if err != nil {
 		return err
 	}
-	if _, err := h.findProject(r.Context(), c, projectID); err != nil {
+	if _, err := h.Project(r.Context(), c, projectID); err != nil {
 		return err
 	}
 	if err := auth.RequireWrite(r.Context()); err != nil {
 		return err
 	}
-	now := h.now()
+	now := h.Stamp()
 	ls := store.LogStream{ID: uuid.NewString(), ProjectID: projectID, OrgID: c.OrgID, Name: name,
 		CreatedBy: c.UserID, CreatedAt: now, UpdatedAt: now}
 	switch err := store.CreateLogStream(r.Context(), h.Table, ls); {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/evalobs/evalapi/shared/auth"
+	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
@@ -79,7 +80,7 @@ func (h *handlers) getMetricSettings(w http.ResponseWriter, r *http.Request) err
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	c, err := callerOf(r)
+	c, err := base.Caller(r)
 	if err != nil {
 		return err
 	}
@@ -104,7 +105,7 @@ func (h *handlers) patchMetricSettings(w http.ResponseWriter, r *http.Request) e
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	c, err := callerOf(r)
+	c, err := base.Caller(r)
 	if err != nil {
 		return err
 	}
@@ -115,7 +116,7 @@ func (h *handlers) patchMetricSettings(w http.ResponseWriter, r *http.Request) e
 	if err := auth.RequireWrite(r.Context()); err != nil {
 		return err
 	}
-	settings, err := store.SetMetricSettings(r.Context(), h.Table, ls, patch.scorers, patch.segments, h.now())
+	settings, err := store.SetMetricSettings(r.Context(), h.Table, ls, patch.scorers, patch.segments, h.Stamp())
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return httpapi.NotFound("Log stream")

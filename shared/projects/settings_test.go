@@ -109,7 +109,7 @@ func expectedSettings() map[string]any {
 }
 
 func TestMetricSettingsRoundTrip(t *testing.T) {
-	h := newHarness(t, nil)
+	h := newHarness(t)
 	user := &h.org.User
 	pid := h.project(user, "p")
 	lsid := h.logStream(user, pid, "ls")
@@ -152,7 +152,7 @@ func TestMetricSettingsRoundTrip(t *testing.T) {
 }
 
 func TestMetricSettingsErrors(t *testing.T) {
-	h := newHarness(t, nil)
+	h := newHarness(t)
 	user, stranger := &h.org.User, &h.other.User
 	pid := h.project(user, "p")
 	lsid := h.logStream(user, pid, "ls")

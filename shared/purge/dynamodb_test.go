@@ -11,9 +11,11 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/evalobs/evalapi/shared/app/local"
 	"github.com/evalobs/evalapi/shared/purge"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/store/embedded"
+	"github.com/evalobs/evalapi/shared/stream"
 )
 
 // streamEvent is a DynamoDB stream batch as Lambda delivers it: the removal of a dataset's
@@ -58,7 +60,7 @@ func TestHandleDynamoDBEvent(t *testing.T) {
 	ev := decodeEvent(t, d.ID)
 
 	broken := &failingTable{Table: db, fail: map[string]bool{d.ID: true}}
-	resp, err := purge.New(broken, nil).HandleDynamoDBEvent(t.Context(), ev)
+	resp, err := stream.NewConsumer(nil, purge.New(broken, nil)).HandleDynamoDBEvent(t.Context(), ev)
 	want := []events.DynamoDBBatchItemFailure{{ItemIdentifier: "111"}}
 	if err != nil || !reflect.DeepEqual(resp.BatchItemFailures, want) {
 		t.Fatalf("failing purge: %+v, %v; want failures %+v", resp, err, want)
@@ -66,7 +68,7 @@ func TestHandleDynamoDBEvent(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a Lambda deadline
 	defer cancel()
-	resp, err = purge.New(db, nil).HandleDynamoDBEvent(ctx, ev)
+	resp, err = stream.NewConsumer(nil, purge.New(db, nil)).HandleDynamoDBEvent(ctx, ev)
 	if err != nil || resp.BatchItemFailures == nil || len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("purge: %+v, %v; want an empty failure list", resp, err)
 	}
@@ -97,7 +99,7 @@ func TestFromDynamoDB(t *testing.T) {
 		if err := json.Unmarshal([]byte(tt.image), &img); err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
-		r := purge.FromDynamoDB(events.DynamoDBEventRecord{Change: events.DynamoDBStreamRecord{SequenceNumber: "9", NewImage: img}})
+		r := stream.FromDynamoDB(events.DynamoDBEventRecord{Change: events.DynamoDBStreamRecord{SequenceNumber: "9", NewImage: img}})
 		if r.ID != "9" || r.Old != nil || !reflect.DeepEqual(r.New, tt.want) {
 			t.Errorf("%s: %+v\nwant New %v", tt.name, r, tt.want)
 		}
@@ -118,17 +120,17 @@ func (b *blockingTable) Query(ctx context.Context, q store.Query) (store.Page, e
 // TestLocal runs the worker beside an embedded store as the local host does: the deletion
 // returns while the purge is still held back, and the purge then empties the dataset.
 func TestLocal(t *testing.T) {
-	var local *purge.Local
+	var s *local.Stream
 	db, err := embedded.Open(filepath.Join(t.TempDir(), "local.db"), embedded.Options{
-		OnCommit: func(cs []embedded.Change) { local.OnCommit(cs) },
+		OnCommit: func(cs []embedded.Change) { s.OnCommit(cs) },
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
 	held := &blockingTable{Table: db, release: make(chan struct{})}
-	local = purge.NewLocal(purge.New(held, nil))
-	defer local.Close()
+	s = local.NewStream(stream.NewConsumer(nil, purge.New(held, nil)), nil)
+	defer s.Close()
 
 	a, b, kept := newDataset(t, db, "org", 300), newDataset(t, db, "org", 3), newDataset(t, db, "org", 3)
 	deleted, err := store.DeleteDatasets(t.Context(), db, "org", []string{a.ID, b.ID})
@@ -139,7 +141,7 @@ func TestLocal(t *testing.T) {
 		t.Fatal("the rows are gone before the purge was let through: the deletion waited for it")
 	}
 	close(held.release)
-	local.Wait()
+	s.Wait()
 	for _, d := range []store.Dataset{a, b} {
 		if n := partitionSize(t, db, d.ID); n != 0 {
 			t.Errorf("%d items of deleted dataset %s left", n, d.ID)

@@ -3,10 +3,9 @@
 // dataset; the table's stream then reports every removal, and this worker deletes the
 // dataset's rows, row ids and collaborators in batches.
 //
-// The same Worker runs in the cloud (functions/purge: a Lambda on the DynamoDB stream, see
-// HandleDynamoDBEvent) and in the local host (Local: fed by the embedded store's OnCommit
-// hook). Purging is idempotent: a record delivered twice, or retried after a failure, finds
-// less or nothing to delete.
+// The Worker is a handler of the stream consumer (shared/stream), which runs it in the cloud
+// (functions/stream) and in the local host. Purging is idempotent: a record delivered
+// twice, or retried after a failure, finds less or nothing to delete.
 package purge
 
 import (
@@ -15,23 +14,21 @@ import (
 	"sync"
 
 	"github.com/evalobs/evalapi/shared/store"
+	"github.com/evalobs/evalapi/shared/stream"
 )
 
-// Record is one change of the table's stream, whatever its source: Old is the item before
-// the change (nil for a create), New the item after it (nil for a removal). ID names the
-// record to its source in failure reports (a DynamoDB stream record's sequence number).
-type Record struct {
-	ID  string
-	Old store.Item
-	New store.Item
-}
-
 // deletedDataset returns the id of the dataset whose deletion r reports.
-func (r Record) deletedDataset() (string, bool) {
+func deletedDataset(r stream.Record) (string, bool) {
 	if r.New != nil {
 		return "", false
 	}
 	return store.DeletedDatasetID(r.Old)
+}
+
+// Accepts says whether r reports the deletion of a dataset.
+func (w *Worker) Accepts(r stream.Record) bool {
+	_, ok := deletedDataset(r)
+	return ok
 }
 
 // Worker purges deleted datasets.
@@ -55,12 +52,12 @@ const parallelPurges = 4
 
 // Handle purges every dataset whose deletion records report and returns the IDs of the
 // records it could not finish, in record order; it skips the records of anything else.
-func (w *Worker) Handle(ctx context.Context, records []Record) []string {
+func (w *Worker) Handle(ctx context.Context, records []stream.Record) []string {
 	failed := make([]bool, len(records))
 	slots := make(chan struct{}, parallelPurges)
 	var wg sync.WaitGroup
 	for i, r := range records {
-		id, ok := r.deletedDataset()
+		id, ok := deletedDataset(r)
 		if !ok {
 			continue
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/evalobs/evalapi/shared/purge"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/store/embedded"
+	"github.com/evalobs/evalapi/shared/stream"
 )
 
 var t0 = time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)
@@ -55,16 +56,16 @@ func partitionSize(t *testing.T, tbl store.Table, id string) int {
 
 // deleteRecords deletes datasets as bulk deletion does and returns the stream records of the
 // deletions, as the stream would report them (the META's last image).
-func deleteRecords(t *testing.T, tbl store.Table, org string, ds ...store.Dataset) []purge.Record {
+func deleteRecords(t *testing.T, tbl store.Table, org string, ds ...store.Dataset) []stream.Record {
 	t.Helper()
-	var recs []purge.Record
+	var recs []stream.Record
 	var ids []string
 	for _, d := range ds {
 		old, err := tbl.Get(t.Context(), store.DatasetKey(d.ID), true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		recs = append(recs, purge.Record{ID: "seq-" + d.ID, Old: old})
+		recs = append(recs, stream.Record{ID: "seq-" + d.ID, Old: old})
 		ids = append(ids, d.ID)
 	}
 	deleted, err := store.DeleteDatasets(t.Context(), tbl, org, ids)
@@ -86,10 +87,10 @@ func TestHandle(t *testing.T) {
 		}
 		recs := deleteRecords(t, tbl, "org-a", big, small)
 		recs = append(recs,
-			purge.Record{ID: "insert", New: keptMeta},                // a create
-			purge.Record{ID: "modify", Old: keptMeta, New: keptMeta}, // an update
-			purge.Record{ID: "row", Old: store.Item{"PK": "DATASET#" + kept.ID, "SK": "ROW#0000000000", "entity": "dataset_row"}},
-			purge.Record{ID: "other", Old: store.Item{"PK": "USER#u", "SK": "META", "entity": "user"}},
+			stream.Record{ID: "insert", New: keptMeta},                // a create
+			stream.Record{ID: "modify", Old: keptMeta, New: keptMeta}, // an update
+			stream.Record{ID: "row", Old: store.Item{"PK": "DATASET#" + kept.ID, "SK": "ROW#0000000000", "entity": "dataset_row"}},
+			stream.Record{ID: "other", Old: store.Item{"PK": "USER#u", "SK": "META", "entity": "user"}},
 		)
 		w := purge.New(tbl, nil)
 		for round := range 2 {

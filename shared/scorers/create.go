@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/evalobs/evalapi/shared/auth"
+	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
@@ -99,14 +100,14 @@ func (h *handlers) createScorer(w http.ResponseWriter, r *http.Request) error {
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	c, err := callerOf(r)
+	c, err := base.Caller(r)
 	if err != nil {
 		return err
 	}
 	if err := auth.RequireWrite(r.Context()); err != nil {
 		return err
 	}
-	now := h.now()
+	now := h.Stamp()
 	s.ID, s.OrgID, s.CreatedBy, s.CreatedAt, s.UpdatedAt = uuid.NewString(), c.OrgID, c.UserID, now, now
 	err = store.CreateScorer(r.Context(), h.Table, s)
 	if errors.Is(err, store.ErrNameTaken) {

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/evalobs/evalapi/shared/auth"
+	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
@@ -65,7 +66,7 @@ func (h *handlers) createDecisionVersion(w http.ResponseWriter, r *http.Request)
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	c, err := callerOf(r)
+	c, err := base.Caller(r)
 	if err != nil {
 		return err
 	}
@@ -97,7 +98,7 @@ func (h *handlers) appendVersion(ctx context.Context, c auth.Caller, s store.Sco
 		if err := rules.Err(); err != nil {
 			return store.ScorerVersion{}, err
 		}
-		v, err := store.PutNextScorerVersion(ctx, h.Table, s, newVersion(c, s, s.LatestVersion, req, options, h.now()))
+		v, err := store.PutNextScorerVersion(ctx, h.Table, s, newVersion(c, s, s.LatestVersion, req, options, h.Stamp()))
 		switch {
 		case err == nil:
 			return v, nil

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/evalobs/evalapi/shared/auth"
+	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
@@ -80,7 +81,7 @@ func (h *handlers) put(w http.ResponseWriter, r *http.Request) error {
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	c, err := callerOf(r)
+	c, err := base.Caller(r)
 	if err != nil {
 		return err
 	}
@@ -95,7 +96,7 @@ func (h *handlers) put(w http.ResponseWriter, r *http.Request) error {
 	if err := auth.RequireWrite(ctx); err != nil {
 		return err
 	}
-	now := h.now()
+	now := h.Stamp()
 	cfg := store.SignalsConfig{ID: uuid.NewString(), OrgID: c.OrgID, ProjectID: projectID, RunID: runID,
 		RunKind: run.Kind, RunMode: RunModeOnDemand, Model: req.model, FocusOn: req.focusOn,
 		DontFocusOn: req.dontFocusOn, CreatedAt: now, UpdatedAt: now}
@@ -141,7 +142,7 @@ func (h *handlers) get(w http.ResponseWriter, r *http.Request) error {
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	c, err := callerOf(r)
+	c, err := base.Caller(r)
 	if err != nil {
 		return err
 	}

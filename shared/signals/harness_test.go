@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalobs/evalapi/shared/base"
+
 	"github.com/google/uuid"
 
 	"github.com/evalobs/evalapi/infra/testenv"
@@ -38,7 +40,7 @@ func newHarness(t *testing.T, tbl store.Table) *harness {
 	h := &harness{t: t, tbl: tbl, v: apitest.Validator(t), clock: authtest.NewClock(testNow)}
 	h.env = authtest.New(t, tbl, auth.Config{})
 	h.rt = httpapi.NewRouter(slog.New(slog.DiscardHandler))
-	Register(h.rt, Deps{Table: tbl, Authenticate: h.env.Service.Authenticate, Now: h.clock.Now})
+	Register(h.rt, Deps{Deps: base.Deps{Table: tbl, Authenticate: h.env.Service.Authenticate, Now: h.clock.Now}})
 	h.org, h.other = h.env.Org(t), h.env.Org(t)
 	return h
 }

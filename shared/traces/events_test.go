@@ -11,7 +11,7 @@ import (
 	"github.com/evalobs/evalapi/shared/apitest"
 )
 
-// TestSampleEvents replays this package's sample events (events/scorers/ingest_traces and
+// TestSampleEvents replays this package's sample events (events/traces/ingest_traces and
 // metrics_search*) on the harness, seeded with SeedExample as the event fixture is, and checks
 // each against its expectation the way infra/invoke's event tests do.
 func TestSampleEvents(t *testing.T) {
@@ -19,7 +19,7 @@ func TestSampleEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names, _ := filepath.Glob(filepath.Join(root, "events", "scorers", "*.json"))
+	names, _ := filepath.Glob(filepath.Join(root, "events", "traces", "*.json"))
 	ran := 0
 	for _, path := range names {
 		base := filepath.Base(path)

@@ -8,7 +8,7 @@ import (
 	"github.com/evalobs/evalapi/shared/store"
 )
 
-// The example project, log stream and traces the sample events under events/scorers are
+// The example project, log stream and traces the sample events under events/traces are
 // written against. Ids are fixed so that an event can name them; the traces sit at fixed
 // times on 2026-01-01 between 00:00 and 00:10 UTC.
 const (

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalobs/evalapi/shared/base"
+
 	"github.com/evalobs/evalapi/infra/testenv"
 	"github.com/evalobs/evalapi/shared/apitest"
 	"github.com/evalobs/evalapi/shared/auth"
@@ -35,7 +37,7 @@ func newHarness(t *testing.T, bound int64) *harness {
 	tbl := testenv.Embedded(t)
 	env := authtest.New(t, tbl, auth.Config{})
 	rt := httpapi.NewRouter(slog.New(slog.DiscardHandler))
-	Register(rt, Deps{Table: tbl, Authenticate: env.Service.Authenticate, Now: func() time.Time { return testNow }, ScanBound: bound})
+	Register(rt, Deps{Deps: base.Deps{Table: tbl, Authenticate: env.Service.Authenticate, Now: func() time.Time { return testNow }}, ScanBound: bound})
 	h := &harness{t: t, tbl: tbl, rt: rt, v: apitest.Validator(t), org: env.Org(t), other: env.Org(t)}
 	if err := SeedExample(t.Context(), tbl, h.org.ID, h.org.Admin.UserID, testNow); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/evalobs/evalapi/shared/auth"
+	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/columns"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
@@ -40,7 +41,7 @@ func (h *handlers) ingest(w http.ResponseWriter, r *http.Request) error {
 	if err := auth.RequireWrite(r.Context()); err != nil {
 		return err
 	}
-	c, _ := callerOf(r)
+	c, _ := base.Caller(r)
 	run, err := h.findRun(r.Context(), c, projectID, q.run)
 	if err != nil {
 		return err

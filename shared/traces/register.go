@@ -10,10 +10,9 @@ package traces
 import (
 	"context"
 	"errors"
-	"net/http"
-	"time"
 
 	"github.com/evalobs/evalapi/shared/auth"
+	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
 )
@@ -23,38 +22,24 @@ const DefaultScanBound = 2_000_000
 
 // Deps is what the group needs.
 type Deps struct {
-	Table        store.Table
-	Authenticate httpapi.Middleware
-	Now          func() time.Time
+	base.Deps
 	// ScanBound is the most traces a search may scan; zero is DefaultScanBound.
 	ScanBound int64
 }
 
 // Register mounts the group's operations on rt, each behind authentication.
 func Register(rt *httpapi.Router, d Deps) {
-	if d.Table == nil || d.Authenticate == nil {
-		panic("traces: Deps.Table and Deps.Authenticate are required")
-	}
-	if d.Now == nil {
-		d.Now = time.Now
-	}
+	d.Deps = d.Deps.WithDefaults("traces")
 	if d.ScanBound == 0 {
 		d.ScanBound = DefaultScanBound
 	}
 	h := &handlers{Deps: d}
 	rt.Handle("POST /v2/projects/{project_id}/traces", h.ingest, d.Authenticate)
+	rt.Handle("POST /v2/projects/{project_id}/traces/available_columns", h.availableColumns, d.Authenticate)
 	rt.Handle("POST /v2/projects/{project_id}/metrics/search", h.search, d.Authenticate)
 }
 
 type handlers struct{ Deps }
-
-func callerOf(r *http.Request) (auth.Caller, error) {
-	c, ok := auth.CallerFrom(r.Context())
-	if !ok {
-		return auth.Caller{}, httpapi.Unauthorized("Not authenticated", "Bearer")
-	}
-	return c, nil
-}
 
 // runRef is the run a request names, and which field named it.
 type runRef struct {

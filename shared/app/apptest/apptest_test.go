@@ -14,7 +14,7 @@ import (
 func TestAdminAuthenticates(t *testing.T) {
 	d := apptest.Deps(t)
 	admin := apptest.Admin(t, d)
-	rt := app.NewRouter(d, groups.Auth)
+	rt := app.NewRouter(d, groups.Identity)
 	v := apitest.Validator(t)
 	for _, h := range []string{"Service-API-Key", "Vendor-AO-API-Key"} {
 		req := httptest.NewRequest(http.MethodGet, "/v2/current_user", nil)

@@ -4,10 +4,9 @@
 // three hosts cannot disagree on what a function serves.
 //
 // The table sits in its own package because of the import direction: app is imported by
-// everything that needs Deps, so it cannot import the groups; this package imports app and
-// every group, and only the hosts import it. It is also where groups are given what they
-// need of each other (a lookup of one group's records for another), since group packages
-// do not import each other. A group takes app.Deps, or its own Deps struct filled here.
+// the hosts and tests that need Deps, and app imports no group; this package imports app
+// and every group, and only the hosts import it. It is also where a group is handed what
+// it needs of another, since group packages do not import each other.
 package groups
 
 import (
@@ -15,10 +14,13 @@ import (
 	"github.com/evalobs/evalapi/shared/datasets"
 	"github.com/evalobs/evalapi/shared/experiments"
 	"github.com/evalobs/evalapi/shared/httpapi"
+	"github.com/evalobs/evalapi/shared/identity"
 	"github.com/evalobs/evalapi/shared/integrations"
 	"github.com/evalobs/evalapi/shared/projects"
+	"github.com/evalobs/evalapi/shared/purge"
 	"github.com/evalobs/evalapi/shared/scorers"
 	"github.com/evalobs/evalapi/shared/signals"
+	"github.com/evalobs/evalapi/shared/stream"
 	"github.com/evalobs/evalapi/shared/traces"
 )
 
@@ -26,10 +28,12 @@ import (
 // also answers the healthcheck, which app.NewRouter registers.
 func All() []app.Group {
 	return []app.Group{
-		{Name: "auth", Register: Auth},
+		{Name: "identity", Register: Identity},
 		{Name: "integrations", Register: Integrations},
 		{Name: "datasets", Register: Datasets},
 		{Name: "scorers", Register: Scorers},
+		{Name: "projects", Register: Projects},
+		{Name: "traces", Register: Traces},
 		{Name: "experiments", Register: Experiments},
 		{Name: "signals", Register: Signals},
 	}
@@ -54,35 +58,41 @@ func Names() []string {
 	return names
 }
 
-// Auth serves login, tokens, users, API keys and groups (shared/auth).
-func Auth(rt *httpapi.Router, d app.Deps) { d.Auth.Register(rt) }
+// Identity serves login, the refresh exchange, users, API keys and groups.
+func Identity(rt *httpapi.Router, d app.Deps) {
+	identity.Register(rt, identity.Deps{Deps: d.Base(), Auth: d.Auth})
+}
 
 // Integrations serves the model-provider integrations and their sharing.
 func Integrations(rt *httpapi.Router, d app.Deps) {
-	integrations.Register(rt, integrations.Deps{Table: d.Table, Secrets: d.Secrets, Authenticate: d.Auth.Authenticate,
-		Now: d.Now, Log: d.Log, Discoverer: &integrations.Discoverer{AllowPrivate: d.Config.AllowPrivateProviderEndpoints}})
+	integrations.Register(rt, integrations.Deps{Deps: d.Base(), Secrets: d.Secrets,
+		Discoverer: &integrations.Discoverer{AllowPrivate: d.Config.AllowPrivateProviderEndpoints}})
 }
 
 // Datasets serves datasets, their content and sharing.
-func Datasets(rt *httpapi.Router, d app.Deps) {
-	datasets.Register(rt, datasets.Deps{Table: d.Table, Authenticate: d.Auth.Authenticate, Now: d.Now, Log: d.Log})
-}
+func Datasets(rt *httpapi.Router, d app.Deps) { datasets.Register(rt, datasets.Deps{Deps: d.Base()}) }
 
-// Scorers serves scorers and their versions, projects, log streams, metric settings,
-// metrics search and the trace column catalog (one function, as in template.yaml).
-func Scorers(rt *httpapi.Router, d app.Deps) {
-	scorers.Register(rt, scorers.Deps{Table: d.Table, Authenticate: d.Auth.Authenticate, Now: d.Now})
-	projects.Register(rt, projects.Deps{Table: d.Table, Authenticate: d.Auth.Authenticate, Now: d.Now,
-		ExperimentSettings: experiments.Settings(d.Table)})
-	traces.Register(rt, traces.Deps{Table: d.Table, Authenticate: d.Auth.Authenticate, Now: d.Now})
-}
+// Scorers serves scorers and their versions.
+func Scorers(rt *httpapi.Router, d app.Deps) { scorers.Register(rt, scorers.Deps{Deps: d.Base()}) }
+
+// Projects serves projects, their log streams and the log streams' metric settings.
+func Projects(rt *httpapi.Router, d app.Deps) { projects.Register(rt, projects.Deps{Deps: d.Base()}) }
+
+// Traces serves the observability family: trace ingestion, the trace column catalog and
+// the metrics search.
+func Traces(rt *httpapi.Router, d app.Deps) { traces.Register(rt, traces.Deps{Deps: d.Base()}) }
 
 // Experiments serves the experiments of a project.
 func Experiments(rt *httpapi.Router, d app.Deps) {
-	experiments.Register(rt, experiments.Deps{Table: d.Table, Authenticate: d.Auth.Authenticate, Now: d.Now})
+	experiments.Register(rt, experiments.Deps{Deps: d.Base()})
 }
 
 // Signals serves the signals configuration of a run.
-func Signals(rt *httpapi.Router, d app.Deps) {
-	signals.Register(rt, signals.Deps{Table: d.Table, Authenticate: d.Auth.Authenticate, Now: d.Now})
+func Signals(rt *httpapi.Router, d app.Deps) { signals.Register(rt, signals.Deps{Deps: d.Base()}) }
+
+// Stream is the consumer of the table's stream with every handler the service runs on it:
+// the worker function (functions/stream) and the local host build it here, so they run the
+// same handlers.
+func Stream(d app.Deps) *stream.Consumer {
+	return stream.NewConsumer(d.Log, purge.New(d.Table, d.Log))
 }

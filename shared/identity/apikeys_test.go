@@ -1,4 +1,4 @@
-package auth_test
+package identity_test
 
 import (
 	"fmt"
@@ -181,7 +181,7 @@ func TestRevocationReachesOtherInstances(t *testing.T) {
 		t.Fatal(err)
 	}
 	rt := httpapi.NewRouter(slog.New(slog.NewJSONHandler(suite, nil)))
-	other.Register(rt)
+	mount(rt, other, h.env.Table, h.clock.Now)
 	b := &harness{env: h.env, svc: other, rt: rt, clock: h.clock, check: true}
 	defer other.Wait()
 

@@ -1,33 +1,37 @@
-package purge
+package local
 
 import (
 	"context"
+	"log/slog"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/evalobs/evalapi/shared/store/embedded"
+	"github.com/evalobs/evalapi/shared/stream"
 )
 
-// Local runs a Worker in the local host, fed by the embedded store's commits: the local
-// stand-in for the stream's Lambda trigger. OnCommit (the store's hook) keeps only dataset
-// deletions and returns at once, so a bulk deletion answers without waiting for the purge,
-// as it does in the cloud; one goroutine purges them in commit order.
-type Local struct {
-	w      *Worker
+// Stream runs the table's stream consumer in the local host, fed by the embedded store's
+// commits: the local stand-in for the stream's Lambda trigger. OnCommit (the store's hook)
+// keeps the records some handler accepts and returns at once, so a write answers without
+// waiting for the background work, as it does in the cloud; one goroutine hands them to the
+// consumer in commit order, trying failed records again as the Lambda trigger would.
+type Stream struct {
+	c      *stream.Consumer
+	log    *slog.Logger
 	ctx    context.Context
 	cancel context.CancelFunc
 	done   chan struct{}
 
 	mu     sync.Mutex
 	wake   *sync.Cond
-	queue  []Record
+	queue  []stream.Record
 	busy   bool
 	closed bool
 	seq    int
 }
 
-// localRetries is how often a failed purge is tried again, waiting localBackoff times the
+// localRetries is how often a failed record is tried again, waiting localBackoff times the
 // attempt in between; after that it is logged and left (a restart of the host does not
 // resume it: the local host is for development).
 const (
@@ -35,17 +39,20 @@ const (
 	localBackoff = 200 * time.Millisecond
 )
 
-// NewLocal starts w's goroutine. Close stops it.
-func NewLocal(w *Worker) *Local {
+// NewStream starts c's goroutine; it logs to log (discarded when nil). Close stops it.
+func NewStream(c *stream.Consumer, log *slog.Logger) *Stream {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	l := &Local{w: w, ctx: ctx, cancel: cancel, done: make(chan struct{})}
+	l := &Stream{c: c, log: log, ctx: ctx, cancel: cancel, done: make(chan struct{})}
 	l.wake = sync.NewCond(&l.mu)
 	go l.run()
 	return l
 }
 
 // OnCommit is the embedded store's hook (embedded.Options.OnCommit).
-func (l *Local) OnCommit(changes []embedded.Change) {
+func (l *Stream) OnCommit(changes []embedded.Change) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
@@ -53,16 +60,16 @@ func (l *Local) OnCommit(changes []embedded.Change) {
 	}
 	for _, c := range changes {
 		l.seq++
-		r := Record{ID: "local-" + strconv.Itoa(l.seq), Old: c.Old, New: c.New}
-		if _, ok := r.deletedDataset(); ok {
+		r := stream.Record{ID: "local-" + strconv.Itoa(l.seq), Old: c.Old, New: c.New}
+		if l.c.Accepts(r) {
 			l.queue = append(l.queue, r)
 		}
 	}
 	l.wake.Broadcast()
 }
 
-// Wait blocks until every deletion committed so far has been purged (or given up on).
-func (l *Local) Wait() {
+// Wait blocks until every record committed so far has been handled (or given up on).
+func (l *Stream) Wait() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for (len(l.queue) > 0 || l.busy) && !l.closed {
@@ -70,8 +77,8 @@ func (l *Local) Wait() {
 	}
 }
 
-// Close stops the goroutine: a purge under way is canceled, queued ones are dropped.
-func (l *Local) Close() {
+// Close stops the goroutine: work under way is canceled, queued records are dropped.
+func (l *Stream) Close() {
 	l.mu.Lock()
 	l.closed = true
 	l.wake.Broadcast()
@@ -80,7 +87,7 @@ func (l *Local) Close() {
 	<-l.done
 }
 
-func (l *Local) run() {
+func (l *Stream) run() {
 	defer close(l.done)
 	for {
 		l.mu.Lock()
@@ -95,7 +102,7 @@ func (l *Local) run() {
 		l.queue, l.busy = nil, true
 		l.mu.Unlock()
 
-		l.purge(batch)
+		l.handle(batch)
 
 		l.mu.Lock()
 		l.busy = false
@@ -104,13 +111,13 @@ func (l *Local) run() {
 	}
 }
 
-// purge handles batch, trying its failed records again a few times.
-func (l *Local) purge(batch []Record) {
+// handle hands batch to the consumer, trying its failed records again a few times.
+func (l *Stream) handle(batch []stream.Record) {
 	for attempt := 1; len(batch) > 0; attempt++ {
-		failed := l.w.Handle(l.ctx, batch)
+		failed := l.c.Handle(l.ctx, batch)
 		if len(failed) == 0 || attempt > localRetries || l.ctx.Err() != nil {
 			if len(failed) > 0 {
-				l.w.log.Error("purge of deleted datasets given up", "records", len(failed))
+				l.log.Error("stream records given up", "records", len(failed))
 			}
 			return
 		}

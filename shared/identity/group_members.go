@@ -1,9 +1,11 @@
-package auth
+package identity
 
 import (
 	"errors"
 	"net/http"
 
+	"github.com/evalobs/evalapi/shared/auth"
+	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
@@ -54,9 +56,9 @@ func readNewMembers(r *http.Request) ([]newMember, error) {
 // addGroupMembers is POST /v2/groups/{group_id}/members: an organization admin adds users
 // of the organization to a group, all or none. An unknown user, a user already in the
 // group or a user named twice is a 422 at that item.
-func (s *Service) addGroupMembers(w http.ResponseWriter, r *http.Request) error {
+func (h *handlers) addGroupMembers(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
-	c, err := caller(ctx)
+	c, err := base.Caller(r)
 	if err != nil {
 		return err
 	}
@@ -75,22 +77,22 @@ func (s *Service) addGroupMembers(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 
-	g, err := store.GetGroup(ctx, s.table, c.OrgID, groupID)
+	g, err := store.GetGroup(ctx, h.Table, c.OrgID, groupID)
 	if errors.Is(err, store.ErrNotFound) {
 		return httpapi.NotFound("Group")
 	}
 	if err != nil {
 		return err
 	}
-	if err := RequireAdmin(ctx); err != nil {
+	if err := auth.RequireAdmin(ctx); err != nil {
 		return err
 	}
-	users, err := s.memberUsers(r, g, members)
+	users, err := h.memberUsers(r, g, members)
 	if err != nil {
 		return err
 	}
 
-	now := s.clock()
+	now := h.Stamp()
 	recs := make([]store.GroupMember, len(members))
 	out := make([]memberResponse, len(members))
 	for i, m := range members {
@@ -99,7 +101,7 @@ func (s *Service) addGroupMembers(w http.ResponseWriter, r *http.Request) error 
 		out[i] = memberResponse{GroupID: g.ID, UserID: u.ID, Role: m.role, Email: u.Email,
 			FirstName: u.FirstName, LastName: u.LastName, CreatedAt: timestamp(now)}
 	}
-	err = store.AddGroupMembers(ctx, s.table, recs)
+	err = store.AddGroupMembers(ctx, h.Table, recs)
 	if errors.Is(err, store.ErrAlreadyExists) {
 		// A concurrent request added one of them since the check.
 		return validate.Single(validate.ValueError([]any{"body"}, nil, "A user is already a member of the group"))
@@ -113,16 +115,16 @@ func (s *Service) addGroupMembers(w http.ResponseWriter, r *http.Request) error 
 
 // memberUsers reads the users to add and checks the rules on them, reporting each broken
 // rule at its item.
-func (s *Service) memberUsers(r *http.Request, g store.Group, members []newMember) (map[string]store.User, error) {
+func (h *handlers) memberUsers(r *http.Request, g store.Group, members []newMember) (map[string]store.User, error) {
 	ids := make([]string, len(members))
 	for i, m := range members {
 		ids[i] = m.userID
 	}
-	found, err := store.OrgUsers(r.Context(), s.table, g.OrgID, ids)
+	found, err := store.OrgUsers(r.Context(), h.Table, g.OrgID, ids)
 	if err != nil {
 		return nil, err
 	}
-	current, err := store.GroupMembers(r.Context(), s.table, g.ID)
+	current, err := store.GroupMembers(r.Context(), h.Table, g.ID)
 	if err != nil {
 		return nil, err
 	}

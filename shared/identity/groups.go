@@ -1,4 +1,4 @@
-package auth
+package identity
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/evalobs/evalapi/shared/auth"
+	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
@@ -30,8 +32,8 @@ func groupOut(g store.Group) groupResponse {
 
 // createGroup is POST /v2/groups: an organization admin creates a group; names are unique
 // in the organization, case-insensitively.
-func (s *Service) createGroup(w http.ResponseWriter, r *http.Request) error {
-	c, err := caller(r.Context())
+func (h *handlers) createGroup(w http.ResponseWriter, r *http.Request) error {
+	c, err := base.Caller(r)
 	if err != nil {
 		return err
 	}
@@ -51,12 +53,12 @@ func (s *Service) createGroup(w http.ResponseWriter, r *http.Request) error {
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	if err := RequireAdmin(r.Context()); err != nil {
+	if err := auth.RequireAdmin(r.Context()); err != nil {
 		return err
 	}
 
-	g.ID, g.OrgID, g.CreatedBy, g.CreatedAt = uuid.NewString(), c.OrgID, c.UserID, s.clock()
-	err = store.CreateGroup(r.Context(), s.table, g)
+	g.ID, g.OrgID, g.CreatedBy, g.CreatedAt = uuid.NewString(), c.OrgID, c.UserID, h.Stamp()
+	err = store.CreateGroup(r.Context(), h.Table, g)
 	if errors.Is(err, store.ErrAlreadyExists) {
 		return validate.Single(validate.ValueError([]any{"body", "name"}, g.Name, "Group with this name already exists"))
 	}
@@ -68,8 +70,8 @@ func (s *Service) createGroup(w http.ResponseWriter, r *http.Request) error {
 }
 
 // getGroup is GET /v2/groups/{group_id}.
-func (s *Service) getGroup(w http.ResponseWriter, r *http.Request) error {
-	c, err := caller(r.Context())
+func (h *handlers) getGroup(w http.ResponseWriter, r *http.Request) error {
+	c, err := base.Caller(r)
 	if err != nil {
 		return err
 	}
@@ -78,7 +80,7 @@ func (s *Service) getGroup(w http.ResponseWriter, r *http.Request) error {
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	g, err := store.GetGroup(r.Context(), s.table, c.OrgID, id)
+	g, err := store.GetGroup(r.Context(), h.Table, c.OrgID, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return httpapi.NotFound("Group")
 	}

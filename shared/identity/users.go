@@ -1,13 +1,14 @@
-package auth
+package identity
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/evalobs/evalapi/shared/auth"
+	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
@@ -44,12 +45,12 @@ func optionalTimestamp(t *time.Time) *string {
 }
 
 // currentUser is GET /v2/current_user: the caller.
-func (s *Service) currentUser(w http.ResponseWriter, r *http.Request) error {
-	c, err := caller(r.Context())
+func (h *handlers) currentUser(w http.ResponseWriter, r *http.Request) error {
+	c, err := base.Caller(r)
 	if err != nil {
 		return err
 	}
-	u, err := store.OrgUser(r.Context(), s.table, c.OrgID, c.UserID)
+	u, err := store.OrgUser(r.Context(), h.Table, c.OrgID, c.UserID)
 	if err != nil {
 		return err
 	}
@@ -58,8 +59,8 @@ func (s *Service) currentUser(w http.ResponseWriter, r *http.Request) error {
 }
 
 // getUser is GET /v2/users/{user_id}: a user of the caller's organization.
-func (s *Service) getUser(w http.ResponseWriter, r *http.Request) error {
-	c, err := caller(r.Context())
+func (h *handlers) getUser(w http.ResponseWriter, r *http.Request) error {
+	c, err := base.Caller(r)
 	if err != nil {
 		return err
 	}
@@ -68,7 +69,7 @@ func (s *Service) getUser(w http.ResponseWriter, r *http.Request) error {
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	u, err := store.OrgUser(r.Context(), s.table, c.OrgID, id)
+	u, err := store.OrgUser(r.Context(), h.Table, c.OrgID, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return httpapi.NotFound("User")
 	}
@@ -95,11 +96,11 @@ func readNewUser(r *http.Request) (newUser, error) {
 		n.email, _ = readEmail(body.Get("email").Required())
 		n.first, _ = body.Get("first_name").Nullable().String(validate.MaxLen(255))
 		n.last, _ = body.Get("last_name").Nullable().String(validate.MaxLen(255))
-		n.role = string(RoleUser)
-		if role, ok := body.Get("role").Enum(string(RoleAdmin), string(RoleManager), string(RoleUser), string(RoleReadOnly)); ok {
+		n.role = string(auth.RoleUser)
+		if role, ok := body.Get("role").Enum(string(auth.RoleAdmin), string(auth.RoleManager), string(auth.RoleUser), string(auth.RoleReadOnly)); ok {
 			n.role = role
 		}
-		n.password, _ = body.Get("password").Nullable().String(validate.MinLen(8), validate.MaxLen(MaxPasswordLen))
+		n.password, _ = body.Get("password").Nullable().String(validate.MinLen(8), validate.MaxLen(auth.MaxPasswordLen))
 	}
 	return n, errs.Err()
 }
@@ -112,8 +113,8 @@ func readEmail(v validate.Value) (string, bool) {
 
 // createUser is POST /v2/users: an organization admin adds a user, with a password or as
 // invited (no password: the user cannot log in until one is set).
-func (s *Service) createUser(w http.ResponseWriter, r *http.Request) error {
-	c, err := caller(r.Context())
+func (h *handlers) createUser(w http.ResponseWriter, r *http.Request) error {
+	c, err := base.Caller(r)
 	if err != nil {
 		return err
 	}
@@ -121,21 +122,21 @@ func (s *Service) createUser(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := RequireAdmin(r.Context()); err != nil {
+	if err := auth.RequireAdmin(r.Context()); err != nil {
 		return err
 	}
 
-	now := s.clock()
+	now := h.Stamp()
 	u := store.User{ID: uuid.NewString(), OrgID: c.OrgID, Email: n.email, FirstName: n.first, LastName: n.last,
 		Role: n.role, State: store.UserInvited, CreatedAt: now, UpdatedAt: now}
 	var hash string
 	if n.password != "" {
-		if hash, err = s.hash(r.Context(), n.password); err != nil {
+		if hash, err = h.Auth.HashPassword(r.Context(), n.password); err != nil {
 			return err
 		}
 		u.State = store.UserActive
 	}
-	err = store.CreateUser(r.Context(), s.table, u, hash)
+	err = store.CreateUser(r.Context(), h.Table, u, hash)
 	if errors.Is(err, store.ErrAlreadyExists) {
 		return validate.Single(validate.ValueError([]any{"body", "email"}, n.email, "User with this email already exists"))
 	}
@@ -144,15 +145,4 @@ func (s *Service) createUser(w http.ResponseWriter, r *http.Request) error {
 	}
 	httpapi.WriteJSON(w, http.StatusOK, userOut(u))
 	return nil
-}
-
-// hash runs HashPassword in one of the bounded argon2id slots.
-func (s *Service) hash(ctx context.Context, password string) (string, error) {
-	select {
-	case s.hashSlots <- struct{}{}:
-	case <-ctx.Done():
-		return "", ctx.Err()
-	}
-	defer func() { <-s.hashSlots }()
-	return HashPassword(password)
 }

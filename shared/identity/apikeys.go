@@ -1,14 +1,13 @@
-package auth
+package identity
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"time"
 
+	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
-	"github.com/evalobs/evalapi/shared/secrets"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
 )
@@ -37,52 +36,18 @@ func apiKeyOut(k store.APIKey) apiKeyResponse {
 		ExpiresAt: optionalTimestamp(k.ExpiresAt), LastUsed: optionalTimestamp(k.LastUsedAt), Revoked: k.Revoked}
 }
 
-// CreateAPIKey makes a new API key for user userID of organization orgID and returns it
-// (shown once; only its digest is stored) with its record. expires nil never expires.
-func (s *Service) CreateAPIKey(ctx context.Context, orgID, userID, description string, expires *time.Time) (secrets.Value, store.APIKey, error) {
-	k, err := s.keyring.get(ctx)
-	if err != nil {
-		return secrets.Value{}, store.APIKey{}, err
-	}
-	for range 3 { // a clash of random UUIDs is never expected; retrying costs nothing
-		key, rec, digest, err := newAPIKeyRecord(k, orgID, userID, description, expires, s.clock())
-		if err != nil {
-			return secrets.Value{}, store.APIKey{}, err
-		}
-		err = store.CreateAPIKey(ctx, s.table, rec, digest)
-		if errors.Is(err, store.ErrAlreadyExists) {
-			continue
-		}
-		if err != nil {
-			return secrets.Value{}, store.APIKey{}, err
-		}
-		return secrets.NewValueString(key.String()), rec, nil
-	}
-	return secrets.Value{}, store.APIKey{}, errors.New("auth: create api key: id clashes")
-}
-
-func newAPIKeyRecord(k *keys, orgID, userID, description string, expires *time.Time, now time.Time) (apiKey, store.APIKey, string, error) {
-	key, err := newAPIKey()
-	if err != nil {
-		return apiKey{}, store.APIKey{}, "", err
-	}
-	rec := store.APIKey{ID: key.id, OrgID: orgID, UserID: userID, Description: description,
-		Truncated: key.truncated(), CreatedAt: now, UpdatedAt: now, ExpiresAt: expires}
-	return key, rec, encodeDigest(key.digest(k.pepper)), nil
-}
-
 // createAPIKey is POST /v2/api_keys: {"description", "expires_at"} for the caller.
-func (s *Service) createAPIKey(w http.ResponseWriter, r *http.Request) error {
-	c, err := caller(r.Context())
+func (h *handlers) createAPIKey(w http.ResponseWriter, r *http.Request) error {
+	c, err := base.Caller(r)
 	if err != nil {
 		return err
 	}
-	description, expires, err := s.readNewAPIKey(r)
+	description, expires, err := h.readNewAPIKey(r)
 	if err != nil {
 		return err
 	}
 
-	key, rec, err := s.CreateAPIKey(r.Context(), c.OrgID, c.UserID, description, expires)
+	key, rec, err := h.Auth.CreateAPIKey(r.Context(), c.OrgID, c.UserID, description, expires)
 	if err != nil {
 		return err
 	}
@@ -91,7 +56,7 @@ func (s *Service) createAPIKey(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *Service) readNewAPIKey(r *http.Request) (string, *time.Time, error) {
+func (h *handlers) readNewAPIKey(r *http.Request) (string, *time.Time, error) {
 	raw, present, err := httpapi.DecodeBody(r, 0)
 	if err != nil {
 		return "", nil, err
@@ -103,7 +68,7 @@ func (s *Service) readNewAPIKey(r *http.Request) (string, *time.Time, error) {
 		description, _ = body.Get("description").Required().String(validate.MinLen(1), validate.MaxLen(255))
 		v := body.Get("expires_at").Nullable()
 		if t, ok := v.Datetime(); ok {
-			if !t.After(s.now()) {
+			if !t.After(h.Now()) {
 				v.Fail("expires_at must be in the future")
 			} else {
 				t = t.UTC()
@@ -115,12 +80,12 @@ func (s *Service) readNewAPIKey(r *http.Request) (string, *time.Time, error) {
 }
 
 // listAPIKeys is GET /v2/api_keys: the caller's keys, oldest first.
-func (s *Service) listAPIKeys(w http.ResponseWriter, r *http.Request) error {
-	c, err := caller(r.Context())
+func (h *handlers) listAPIKeys(w http.ResponseWriter, r *http.Request) error {
+	c, err := base.Caller(r)
 	if err != nil {
 		return err
 	}
-	keys, err := store.UserAPIKeys(r.Context(), s.table, c.UserID)
+	keys, err := store.UserAPIKeys(r.Context(), h.Table, c.UserID)
 	if err != nil {
 		return err
 	}
@@ -137,8 +102,8 @@ func (s *Service) listAPIKeys(w http.ResponseWriter, r *http.Request) error {
 // revokeAPIKey is DELETE /v2/api_keys/{api_key_id}: the caller revokes one of their keys;
 // anyone else's key is not found. The key stops working here at once and on other
 // instances within MaxAPIKeyCacheTTL.
-func (s *Service) revokeAPIKey(w http.ResponseWriter, r *http.Request) error {
-	c, err := caller(r.Context())
+func (h *handlers) revokeAPIKey(w http.ResponseWriter, r *http.Request) error {
+	c, err := base.Caller(r)
 	if err != nil {
 		return err
 	}
@@ -148,14 +113,14 @@ func (s *Service) revokeAPIKey(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 
-	k, err := store.RevokeAPIKey(r.Context(), s.table, c.UserID, id, s.clock())
+	k, err := store.RevokeAPIKey(r.Context(), h.Table, c.UserID, id, h.Stamp())
 	if errors.Is(err, store.ErrNotFound) {
 		return httpapi.NotFound("API key")
 	}
 	if err != nil {
 		return fmt.Errorf("revoke api key: %w", err)
 	}
-	s.cache.drop(id)
+	h.Auth.ForgetAPIKey(id)
 	httpapi.WriteJSON(w, http.StatusOK, apiKeyOut(k))
 	return nil
 }

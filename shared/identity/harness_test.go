@@ -1,4 +1,4 @@
-package auth_test
+package identity_test
 
 import (
 	"bytes"
@@ -17,7 +17,9 @@ import (
 	"github.com/evalobs/evalapi/shared/apitest"
 	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/auth/authtest"
+	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
+	"github.com/evalobs/evalapi/shared/identity"
 	"github.com/evalobs/evalapi/shared/store"
 )
 
@@ -47,7 +49,7 @@ func newHarnessWith(t testing.TB, tbl store.Table, cfg auth.Config) *harness {
 	cfg.Logger, cfg.Now = log, c.Now
 	env := authtest.New(t, tbl, cfg)
 	rt := httpapi.NewRouter(log)
-	env.Service.Register(rt)
+	mount(rt, env.Service, tbl, c.Now)
 	return &harness{env: env, svc: env.Service, rt: rt, clock: c, check: true}
 }
 
@@ -169,3 +171,8 @@ var _ io.Writer = (*capture)(nil)
 func openEmbedded(t testing.TB) store.Table { return testenv.Embedded(t) }
 
 func openDynamo(t testing.TB, endpoint string) store.Table { return testenv.OpenDynamo(t, endpoint) }
+
+// mount registers the identity routes of svc on rt, stamped by now.
+func mount(rt *httpapi.Router, svc *auth.Service, tbl store.Table, now func() time.Time) {
+	identity.Register(rt, identity.Deps{Deps: base.Deps{Table: tbl, Authenticate: svc.Authenticate, Now: now}, Auth: svc})
+}

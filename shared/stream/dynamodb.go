@@ -1,4 +1,4 @@
-package purge
+package stream
 
 import (
 	"context"
@@ -10,15 +10,15 @@ import (
 	"github.com/evalobs/evalapi/shared/store"
 )
 
-// deadlineMargin is kept free at the end of an invocation, so that a purge cut short still
+// deadlineMargin is kept free at the end of an invocation, so that work cut short still
 // reports its record as failed instead of the whole batch timing out.
 const deadlineMargin = 3 * time.Second
 
 // HandleDynamoDBEvent is the Lambda handler of the stream. It answers with the records it
 // could not finish as batch item failures (the function's event source mapping enables
 // ReportBatchItemFailures), so Lambda retries from the first of them and not the whole
-// batch; the records after it are delivered again too, which purging tolerates.
-func (w *Worker) HandleDynamoDBEvent(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+// batch; the records after it are delivered again too, which handlers tolerate.
+func (c *Consumer) HandleDynamoDBEvent(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
 	if deadline, ok := ctx.Deadline(); ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-deadlineMargin))
@@ -29,7 +29,7 @@ func (w *Worker) HandleDynamoDBEvent(ctx context.Context, ev events.DynamoDBEven
 		records[i] = FromDynamoDB(r)
 	}
 	resp := events.DynamoDBEventResponse{BatchItemFailures: []events.DynamoDBBatchItemFailure{}}
-	for _, id := range w.Handle(ctx, records) {
+	for _, id := range c.Handle(ctx, records) {
 		resp.BatchItemFailures = append(resp.BatchItemFailures, events.DynamoDBBatchItemFailure{ItemIdentifier: id})
 	}
 	return resp, nil

@@ -1,23 +1,15 @@
-package auth
+package identity
 
 import (
 	"bytes"
-	"context"
 	"mime"
 	"mime/multipart"
 	"net/http"
 	"net/url"
 
+	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/httpapi"
-	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
-)
-
-// Refresh cookie: the name the original service's SDKs read, scoped to the one path that
-// takes it.
-const (
-	RefreshCookie     = "refresh_token"
-	refreshCookiePath = "/v2/refresh_token"
 )
 
 // tokenResponse is the answer of the login routes and of the refresh exchange.
@@ -29,7 +21,7 @@ type tokenResponse struct {
 // login is POST /login, the password flow's token URL: a form with username (the e-mail)
 // and password; grant_type, when sent, must be "password"; scope, client_id and
 // client_secret are accepted and ignored.
-func (s *Service) login(w http.ResponseWriter, r *http.Request) error {
+func (h *handlers) login(w http.ResponseWriter, r *http.Request) error {
 	form, err := readForm(r)
 	if err != nil {
 		return err
@@ -44,15 +36,15 @@ func (s *Service) login(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 
-	u, err := s.checkPassword(r.Context(), email, password)
+	u, err := h.Auth.CheckPassword(r.Context(), email, password)
 	if err != nil {
 		return err
 	}
-	return s.issueTokens(r.Context(), w, u.OrgID, u.ID)
+	return h.startSession(w, r, u.OrgID, u.ID)
 }
 
 // loginAPIKey is POST /login/api_key: JSON {"api_key": "..."}.
-func (s *Service) loginAPIKey(w http.ResponseWriter, r *http.Request) error {
+func (h *handlers) loginAPIKey(w http.ResponseWriter, r *http.Request) error {
 	raw, present, err := httpapi.DecodeBody(r, 0)
 	if err != nil {
 		return err
@@ -66,60 +58,28 @@ func (s *Service) loginAPIKey(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 
-	c, err := s.checkAPIKey(r.Context(), key, false)
+	c, err := h.Auth.CheckAPIKey(r.Context(), key)
 	if err != nil {
 		return err
 	}
-	return s.issueTokens(r.Context(), w, c.OrgID, c.UserID)
+	return h.startSession(w, r, c.OrgID, c.UserID)
 }
 
-// issueTokens starts a new refresh-token family for the user (a login on another device ends
-// the previous one: the user record holds one live refresh token) and answers the access
-// token with the refresh cookie.
-func (s *Service) issueTokens(ctx context.Context, w http.ResponseWriter, orgID, userID string) error {
-	k, err := s.keyring.get(ctx)
+// startSession starts a refresh-token family for the user and answers its tokens.
+func (h *handlers) startSession(w http.ResponseWriter, r *http.Request, orgID, userID string) error {
+	s, err := h.Auth.StartSession(r.Context(), orgID, userID)
 	if err != nil {
 		return err
 	}
-	now := s.now()
-	refresh, jti, err := refreshKind.issue(k, userID, orgID, now, s.refreshTTL)
-	if err != nil {
-		return err
-	}
-	if err := store.SetRefreshJTI(ctx, s.table, userID, jti, now); err != nil {
-		return err
-	}
-	return s.answerTokens(w, k, orgID, userID, refresh)
+	return h.answerSession(w, s)
 }
 
-func (s *Service) answerTokens(w http.ResponseWriter, k *keys, orgID, userID, refresh string) error {
-	access, _, err := accessKind.issue(k, userID, orgID, s.now(), s.accessTTL)
-	if err != nil {
-		return err
-	}
-	http.SetCookie(w, s.refreshCookie(refresh, int(s.refreshTTL.Seconds())))
+// answerSession answers the access token in the body and the refresh token in its cookie.
+func (h *handlers) answerSession(w http.ResponseWriter, s auth.Session) error {
+	http.SetCookie(w, h.Auth.RefreshCookie(s.RefreshToken))
 	w.Header().Set("Cache-Control", "no-store")
-	httpapi.WriteJSON(w, http.StatusOK, tokenResponse{AccessToken: access, TokenType: "bearer"})
+	httpapi.WriteJSON(w, http.StatusOK, tokenResponse{AccessToken: s.AccessToken, TokenType: "bearer"})
 	return nil
-}
-
-// refreshCookie is the cookie carrying value for maxAge seconds (negative deletes it).
-func (s *Service) refreshCookie(value string, maxAge int) *http.Cookie {
-	return &http.Cookie{
-		Name: RefreshCookie, Value: value, Path: refreshCookiePath, MaxAge: maxAge,
-		HttpOnly: true, Secure: true, SameSite: http.SameSiteStrictMode,
-	}
-}
-
-// AccessToken issues an access token for user userID of organization orgID without touching
-// the store (fixtures, tools). It authenticates only while the user exists and is active.
-func (s *Service) AccessToken(ctx context.Context, orgID, userID string) (string, error) {
-	k, err := s.keyring.get(ctx)
-	if err != nil {
-		return "", err
-	}
-	tok, _, err := accessKind.issue(k, userID, orgID, s.now(), s.accessTTL)
-	return tok, err
 }
 
 // readForm reads a url-encoded or multipart form body. Any other body counts as an empty

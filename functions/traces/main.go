@@ -1,0 +1,10 @@
+// Command traces is the Lambda function of the traces operation group (TracesFunction in
+// template.yaml); its routes are listed in docs/routes.md.
+package main
+
+import (
+	"github.com/evalobs/evalapi/shared/app"
+	"github.com/evalobs/evalapi/shared/app/groups"
+)
+
+func main() { app.Lambda(groups.Traces) }

@@ -1,0 +1,99 @@
+package traces
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/evalobs/evalapi/shared/auth"
+	"github.com/evalobs/evalapi/shared/base"
+	"github.com/evalobs/evalapi/shared/columns"
+	"github.com/evalobs/evalapi/shared/httpapi"
+	"github.com/evalobs/evalapi/shared/store"
+	"github.com/evalobs/evalapi/shared/validate"
+)
+
+type columnsResponse struct {
+	Columns []columns.Column `json:"columns"`
+}
+
+// readColumnsRun reads the body of operation 11: exactly one of log_stream_id and
+// experiment_id.
+func readColumnsRun(errs *validate.Errors, raw any, present bool) runRef {
+	o, ok := errs.Body(raw, present).Required().Object()
+	if !ok {
+		return runRef{}
+	}
+	var ref runRef
+	sent := 0
+	before := errs.Len()
+	for _, field := range []string{"log_stream_id", "experiment_id"} {
+		v := o.Get(field)
+		if !v.Present() || v.IsNull() {
+			continue
+		}
+		sent++
+		if id, ok := v.UUID(4); ok {
+			ref = runRef{field: field, id: id}
+		}
+	}
+	if errs.Len() == before && sent != 1 {
+		errs.Add(validate.ValueError([]any{"body"}, o.Raw(), "exactly one of log_stream_id and experiment_id is required"))
+	}
+	return ref
+}
+
+// availableColumns is operation 11: POST /v2/projects/{project_id}/traces/available_columns.
+// It answers the standard columns, then one metric column per scorer of the run's settings,
+// each marked is_empty unless the run's column summary says it holds a value.
+func (h *handlers) availableColumns(w http.ResponseWriter, r *http.Request) error {
+	raw, present, err := httpapi.DecodeBody(r, 0)
+	if err != nil {
+		return err
+	}
+	errs := validate.New()
+	projectID, _ := errs.Path("project_id", r.PathValue("project_id")).UUID(4)
+	ref := readColumnsRun(errs, raw, present)
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	c, err := base.Caller(r)
+	if err != nil {
+		return err
+	}
+
+	settings, err := h.runSettings(r.Context(), c, projectID, ref)
+	if err != nil {
+		return err
+	}
+	filled, err := store.FilledColumns(r.Context(), h.Table, ref.id)
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, columnsResponse{Columns: columns.ForSettings(settings).WithEmptiness(filled)})
+	return nil
+}
+
+// runSettings reads the metric settings of the run ref names with one read of the run
+// itself; only when it is missing does it read the project, to answer 404 naming what is
+// missing: the project (also another organization's), or the run within it.
+func (h *handlers) runSettings(ctx context.Context, c auth.Caller, projectID string, ref runRef) (store.MetricSettings, error) {
+	var settings store.MetricSettings
+	var err error
+	if ref.field == "log_stream_id" {
+		var ls store.LogStream
+		ls, err = store.GetLogStream(ctx, h.Table, c.OrgID, projectID, ref.id)
+		settings = ls.MetricSettings
+	} else {
+		var e store.Experiment
+		e, err = store.GetExperiment(ctx, h.Table, c.OrgID, projectID, ref.id)
+		settings = e.MetricSettings
+	}
+	if !errors.Is(err, store.ErrNotFound) {
+		return settings, err
+	}
+	if _, err := h.Project(ctx, c, projectID); err != nil {
+		return store.MetricSettings{}, err
+	}
+	return store.MetricSettings{}, httpapi.NotFound(runFieldResource[ref.field])
+}
