@@ -4,9 +4,17 @@
 // Lambda) and mounts operation groups on one httpapi.Router, so that no code path exists in
 // only one host.
 //
-// Operation groups import app (for Deps); app imports no group. The table of groups lives
-// in the subpackage groups, which imports both; the local hosts' storage lives in the
-// subpackage local, which the Lambda functions do not link.
+// Operation groups do not import app: each takes a Deps of its own embedding shared/base's,
+// which Deps.Base fills. The table of groups lives in the subpackage groups, which imports
+// app and every group; the local hosts' storage lives in the subpackage local, which the
+// Lambda functions do not link (infra's architecture test holds both).
+//
+// Functions are grouped by resource family: one HTTP function per first path segment after
+// the version prefix (for /v2/projects/{project_id}/<family>/..., the <family> segment; a
+// project itself and its log streams are the projects family, its metrics the traces
+// family, a run's signals the signals family; login, tokens, users, API keys and groups the
+// identity family), and one function per background worker (functions/stream reads the
+// table's stream). docs/routes.md lists every route with its handler and function.
 package app
 
 import (

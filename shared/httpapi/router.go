@@ -27,16 +27,18 @@ type Router struct {
 	mux      *http.ServeMux
 	log      *slog.Logger
 	patterns []string
+	handlers map[string]HandlerFunc // the operation of each pattern, unwrapped
 }
 
 // NewRouter returns an empty router that logs to log.
 func NewRouter(log *slog.Logger) *Router {
-	return &Router{mux: http.NewServeMux(), log: log}
+	return &Router{mux: http.NewServeMux(), log: log, handlers: map[string]HandlerFunc{}}
 }
 
 // Handle registers h for a ServeMux pattern ("POST /v2/datasets/{dataset_id}/content"),
 // wrapped by mw (the first is outermost).
 func (rt *Router) Handle(pattern string, h HandlerFunc, mw ...Middleware) {
+	rt.handlers[pattern] = h
 	for i := len(mw) - 1; i >= 0; i-- {
 		h = mw[i](h)
 	}
@@ -54,6 +56,13 @@ func (rt *Router) Routes() []string {
 	out := slices.Clone(rt.patterns)
 	slices.Sort(out)
 	return out
+}
+
+// Handler returns the operation registered for pattern, without its middleware: the route
+// map (docs/routes.md) names the function that serves each route from it.
+func (rt *Router) Handler(pattern string) (HandlerFunc, bool) {
+	h, ok := rt.handlers[pattern]
+	return h, ok
 }
 
 // Logger is the router's logger, for handlers that log.

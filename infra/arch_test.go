@@ -1,0 +1,55 @@
+package infra_test
+
+// Dependencies point one way: functions → groups → shared layers → store. infra/ is the top
+// floor (hosts, tools, tests): nothing under shared/ imports it outside tests, and no Lambda
+// binary links what only the local hosts and tests need.
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// lambdaForbidden are packages no Lambda binary may link, with the reason.
+var lambdaForbidden = map[string]string{
+	"go.etcd.io/bbolt": "the embedded store is for the local hosts; Lambdas use DynamoDB only",
+	modulePath + "shared/store/embedded": "the embedded store is for the local hosts; Lambdas use DynamoDB only",
+	modulePath + "shared/app/local":      "local-host glue (emulators, the embedded store's stream)",
+	"google.golang.org/grpc":             "gRPC is never served; its weight would be cold start for nothing",
+}
+
+func goList(t *testing.T, args ...string) []string {
+	t.Helper()
+	out, err := exec.Command("go", append([]string{"list"}, args...)...).Output()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			t.Fatalf("go list %v: %v\n%s", args, err, ee.Stderr)
+		}
+		t.Fatalf("go list %v: %v", args, err)
+	}
+	return strings.Split(strings.TrimSpace(string(out)), "\n")
+}
+
+func TestSharedDoesNotImportInfra(t *testing.T) {
+	// .Imports lists what the package's non-test files import.
+	for _, line := range goList(t, "-f", `{{.ImportPath}} {{join .Imports " "}}`, "../shared/...") {
+		pkg, imports, _ := strings.Cut(line, " ")
+		for _, imp := range strings.Fields(imports) {
+			if strings.HasPrefix(imp, modulePath+"infra") || strings.HasPrefix(imp, modulePath+"functions") {
+				t.Errorf("%s imports %s: shared/ is the runtime and must not depend on infra/ or functions/", pkg, imp)
+			}
+		}
+	}
+}
+
+func TestLambdasLinkNoLocalOnlyCode(t *testing.T) {
+	for _, fn := range goList(t, "../functions/...") {
+		for _, dep := range goList(t, "-deps", fn) {
+			for forbidden, why := range lambdaForbidden {
+				if dep == forbidden || strings.HasPrefix(dep, forbidden+"/") {
+					t.Errorf("%s links %s: %s", fn, dep, why)
+				}
+			}
+		}
+	}
+}
