@@ -32,13 +32,3 @@ func RequireAdmin(ctx context.Context) error {
 	}
 	return nil
 }
-
-// caller returns the caller the middleware put in ctx. Routes that reach it without the
-// middleware are a wiring mistake; they answer 401 rather than act for nobody.
-func caller(ctx context.Context) (Caller, error) {
-	c, ok := CallerFrom(ctx)
-	if !ok {
-		return Caller{}, http401(detailNotAuthenticated)
-	}
-	return c, nil
-}
