@@ -1,5 +1,5 @@
 // Command stream is the consumer of the table's stream (StreamFunction in template.yaml): it
-// hands each change to the background handlers of shared/app/groups.Stream (today the purge
+// hands each change to the background handlers of shared/app/workers.Stream (today the purge
 // of deleted datasets' rows and collaborators). Its dependencies are built like every
 // function's (shared/app).
 package main
@@ -8,7 +8,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/evalobs/evalapi/shared/app"
-	"github.com/evalobs/evalapi/shared/app/groups"
+	"github.com/evalobs/evalapi/shared/app/workers"
 )
 
-func main() { lambda.Start(groups.Stream(app.ColdStart()).HandleDynamoDBEvent) }
+func main() { lambda.Start(workers.Stream(app.ColdStart()).HandleDynamoDBEvent) }

@@ -4,7 +4,6 @@ import (
 	"sync"
 
 	"github.com/evalobs/evalapi/shared/app"
-	"github.com/evalobs/evalapi/shared/app/groups"
 	"github.com/evalobs/evalapi/shared/app/local"
 	"github.com/evalobs/evalapi/shared/store/embedded"
 )
@@ -37,9 +36,9 @@ func (s *streams) deliver(changes []embedded.Change) {
 // deps: the same code that the worker function runs on the table's stream in the cloud.
 // A new worker plugs in here. stop ends them; it must run before the store closes. They
 // run only on the embedded store: with DYNAMODB_ENDPOINT set, nothing reads the stream.
-func streamWorkers(d app.Deps) (workers []func([]embedded.Change), stop func()) {
+func streamWorkers(d app.Deps) (handlers []func([]embedded.Change), stop func()) {
 	// the table's stream consumer: the purge of deleted datasets, and whatever else
-	// groups.Stream hands the stream to.
-	s := local.NewStream(groups.Stream(d), d.Log)
+	// workers.Stream hands the stream to.
+	s := local.NewStream(workers.Stream(d), d.Log)
 	return []func([]embedded.Change){s.OnCommit}, s.Close
 }

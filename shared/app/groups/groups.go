@@ -17,10 +17,8 @@ import (
 	"github.com/evalobs/evalapi/shared/identity"
 	"github.com/evalobs/evalapi/shared/integrations"
 	"github.com/evalobs/evalapi/shared/projects"
-	"github.com/evalobs/evalapi/shared/purge"
 	"github.com/evalobs/evalapi/shared/scorers"
 	"github.com/evalobs/evalapi/shared/signals"
-	"github.com/evalobs/evalapi/shared/stream"
 	"github.com/evalobs/evalapi/shared/traces"
 )
 
@@ -89,10 +87,3 @@ func Experiments(rt *httpapi.Router, d app.Deps) {
 
 // Signals serves the signals configuration of a run.
 func Signals(rt *httpapi.Router, d app.Deps) { signals.Register(rt, signals.Deps{Deps: d.Base()}) }
-
-// Stream is the consumer of the table's stream with every handler the service runs on it:
-// the worker function (functions/stream) and the local host build it here, so they run the
-// same handlers.
-func Stream(d app.Deps) *stream.Consumer {
-	return stream.NewConsumer(d.Log, purge.New(d.Table, d.Log))
-}
