@@ -5,6 +5,7 @@ import (
 
 	"github.com/evalobs/evalapi/shared/app"
 	"github.com/evalobs/evalapi/shared/app/local"
+	"github.com/evalobs/evalapi/shared/app/workers"
 	"github.com/evalobs/evalapi/shared/store/embedded"
 )
 
