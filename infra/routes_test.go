@@ -168,7 +168,7 @@ background worker (StreamFunction reads the table's stream).
 func familyOf(path string) string {
 	segs := strings.Split(strings.Trim(strings.TrimPrefix(path, "/v2"), "/"), "/")
 	switch segs[0] {
-	case "healthcheck", "login", "refresh_token", "current_user", "users", "api_keys", "groups":
+	case "healthcheck", "login", "logout", "refresh_token", "current_user", "users", "api_keys", "groups":
 		return "identity"
 	case "projects":
 		if len(segs) < 3 || segs[2] == "log_streams" {

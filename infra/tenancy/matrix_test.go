@@ -45,7 +45,18 @@ var matrix = map[string]entry{
 		return req{"/v2/users", `{"email":"ro-made@example.com","password":"pw-0123456789ab"}`}
 	}},
 	"GET /v2/users/{user_id}": {cross: x(func(a, b *tenant) req { return req{"/v2/users/" + b.UserID, ""} })},
-	"POST /v2/api_keys":       {note: "a user's own credential: a read-only user may hold an API key (it carries the read-only role)"},
+	"PATCH /v2/users/{user_id}": {
+		cross: x(func(a, b *tenant) req { return req{"/v2/users/" + b.UserID, `{"state":"deactivated"}`} }),
+		write: func(a *tenant) req { return req{"/v2/users/" + a.Manager.UserID, `{"first_name":"ro-made"}`} },
+	},
+	"DELETE /v2/users/{user_id}": {
+		cross: x(func(a, b *tenant) req { return req{"/v2/users/" + b.UserID, ""} }),
+		write: func(a *tenant) req { return req{"/v2/users/" + a.Manager.UserID, ""} },
+	},
+	"PUT /v2/current_user/password": {note: "the caller's own credential: a read-only user may change their password"},
+	"POST /v2/logout":               {note: "ends the caller's own session"},
+	"POST /v2/logout/all":           {note: "ends the caller's own sessions"},
+	"POST /v2/api_keys":             {note: "a user's own credential: a read-only user may hold an API key (it carries the read-only role)"},
 	"DELETE /v2/api_keys/{api_key_id}": {
 		cross: x(func(a, b *tenant) req { return req{"/v2/api_keys/" + b.APIKeyID, ""} }),
 		note:  "revokes the caller's own key: no write to the organization's data",

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
-	"sync"
 	"time"
 
 	"github.com/evalobs/evalapi/shared/store"
@@ -73,7 +72,9 @@ func (s *Service) loadAPIKey(ctx context.Context, id string, digest [sha256.Size
 	if u.OrgID != rec.OrgID || u.State != store.UserActive {
 		return Caller{}, store.APIKey{}, http401(detailBadAPIKey)
 	}
-	return callerOf(u, SchemeAPIKey), rec, nil
+	c := callerOf(u, SchemeAPIKey)
+	c.APIKeyID = rec.ID
+	return c, rec, nil
 }
 
 // touch stamps last_used_at after the response, at most once a minute per key: the write
@@ -96,57 +97,14 @@ func (s *Service) touch(ctx context.Context, rec store.APIKey, now time.Time) {
 	}()
 }
 
-// keyCache holds keys validated in the last TTL, by key id.
-type keyCache struct {
-	ttl time.Duration
-	max int
-
-	mu sync.Mutex
-	m  map[string]cachedKey
-}
-
+// cachedKey is a key this instance validated, with the caller it authenticates.
 type cachedKey struct {
 	digest [sha256.Size]byte
 	caller Caller
 	until  time.Time
 }
 
-func newKeyCache(ttl time.Duration) *keyCache {
-	return &keyCache{ttl: ttl, max: 10000, m: make(map[string]cachedKey)}
-}
-
-func (c *keyCache) get(id string, now time.Time) (cachedKey, bool) {
-	if c.ttl <= 0 {
-		return cachedKey{}, false
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.m[id]
-	if !ok || !now.Before(e.until) {
-		return cachedKey{}, false
-	}
-	return e, true
-}
-
-func (c *keyCache) put(id string, e cachedKey) {
-	if c.ttl <= 0 {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.m) >= c.max {
-		// Rare (ten thousand keys in a minute on one instance): starting over is simpler
-		// than an LRU and costs one read per key.
-		clear(c.m)
-	}
-	c.m[id] = e
-}
-
-func (c *keyCache) drop(id string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.m, id)
-}
+func (e cachedKey) expiry() time.Time { return e.until }
 
 // CheckAPIKey authenticates a presented API key from the store, never from the
 // per-instance cache: exchanging a key for a session must not outlive its revocation on
@@ -155,6 +113,24 @@ func (s *Service) CheckAPIKey(ctx context.Context, presented string) (Caller, er
 	return s.checkAPIKey(ctx, presented, false)
 }
 
-// ForgetAPIKey drops a revoked key from this instance's cache, so that it stops working
-// here at once (other instances within MaxAPIKeyCacheTTL).
-func (s *Service) ForgetAPIKey(id string) { s.cache.drop(id) }
+// ForgetAPIKey drops a revoked key, and the sessions started with it, from this instance's
+// caches, so that they stop working here at once (other instances within StalenessBound).
+func (s *Service) ForgetAPIKey(id string) {
+	s.cache.drop(id)
+	s.sessions.dropWhere(func(e cachedCaller) bool { return e.claims.Kid == id })
+}
+
+// ForgetUser drops every credential of the user from this instance's caches (a deleted or
+// deactivated user): they stop working here at once, elsewhere within StalenessBound.
+func (s *Service) ForgetUser(userID string) {
+	s.cache.dropWhere(func(e cachedKey) bool { return e.caller.UserID == userID })
+	s.sessions.dropWhere(func(e cachedCaller) bool { return e.caller.UserID == userID })
+}
+
+// ForgetPasswordSessions drops the user's password sessions from this instance's cache (a
+// changed password ends them: here at once, elsewhere within StalenessBound).
+func (s *Service) ForgetPasswordSessions(userID string) {
+	s.sessions.dropWhere(func(e cachedCaller) bool {
+		return e.caller.UserID == userID && e.claims.Src == store.SourcePassword
+	})
+}

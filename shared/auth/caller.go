@@ -23,6 +23,8 @@ type Caller struct {
 	FirstName string
 	LastName  string
 	Scheme    string // which scheme authenticated: "api_key", "bearer", "basic"
+	APIKeyID  string // the key that authenticated (Scheme "api_key")
+	SessionID string // the session of the access token (Scheme "bearer")
 }
 
 // IsAdmin reports whether the caller administers the organization.

@@ -22,7 +22,7 @@ const (
 	// MaxAPIKeyCacheTTL bounds how long a validated API key is trusted without reading the
 	// store again: a revocation takes effect on every instance within this time (at once on
 	// the instance that revoked it).
-	MaxAPIKeyCacheTTL = time.Minute
+	MaxAPIKeyCacheTTL = StalenessBound
 )
 
 // Config is what a host gives New; it reads the environment once at start.
@@ -36,8 +36,8 @@ type Config struct {
 
 	AccessTTL  time.Duration // default DefaultAccessTTL
 	RefreshTTL time.Duration // default DefaultRefreshTTL
-	// APIKeyCacheTTL is how long a validated key is cached per instance: at most
-	// MaxAPIKeyCacheTTL (the default); negative disables the cache.
+	// APIKeyCacheTTL is how long a validated key or session is cached per instance: at most
+	// StalenessBound (the default); negative disables the caches.
 	APIKeyCacheTTL time.Duration
 
 	Logger *slog.Logger     // default: discard
@@ -52,7 +52,8 @@ type Service struct {
 	refreshTTL time.Duration
 	log        *slog.Logger
 	now        func() time.Time
-	cache      *keyCache
+	cache      *ttlCache[cachedKey]    // validated API keys, by key id
+	sessions   *ttlCache[cachedCaller] // validated sessions of access tokens, by session id
 
 	// hashSlots bounds concurrent argon2id runs (19 MiB each) in one process.
 	hashSlots chan struct{}
@@ -87,7 +88,8 @@ func New(cfg Config) (*Service, error) {
 	if ttl == 0 || ttl > MaxAPIKeyCacheTTL {
 		ttl = MaxAPIKeyCacheTTL
 	}
-	s.cache = newKeyCache(ttl)
+	s.cache = newTTLCache[cachedKey](ttl)
+	s.sessions = newTTLCache[cachedCaller](ttl)
 	return s, nil
 }
 

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/google/uuid"
+
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
 )
@@ -33,26 +35,41 @@ func (e *RefreshRefusedError) Unwrap() error { return e.err }
 
 func refusedRefresh() error { return &RefreshRefusedError{err: http401(detailBadRefresh)} }
 
-// StartSession starts a new refresh-token family for the user (a login on another device
-// ends the previous one: the user record holds one live refresh token).
-func (s *Service) StartSession(ctx context.Context, orgID, userID string) (Session, error) {
+// Source is what a session is started with: a password or an API key.
+type Source struct {
+	kind     string // store.SourcePassword or store.SourceAPIKey
+	apiKeyID string
+}
+
+// PasswordSource is a session started with the user's password.
+func PasswordSource() Source { return Source{kind: store.SourcePassword} }
+
+// APIKeySource is a session started with the caller's API key (c as CheckAPIKey returned it).
+func APIKeySource(c Caller) Source { return Source{kind: store.SourceAPIKey, apiKeyID: c.APIKeyID} }
+
+// StartSession starts a new session (a refresh-token family) for the user, derived from
+// src: a user holds one session per login, each ended on its own.
+func (s *Service) StartSession(ctx context.Context, orgID, userID string, src Source) (Session, error) {
 	k, err := s.keyring.get(ctx)
 	if err != nil {
 		return Session{}, err
 	}
 	now := s.now()
-	refresh, jti, err := refreshKind.issue(k, userID, orgID, now, s.refreshTTL)
+	sc := sessionClaims{Sid: uuid.NewString(), Src: src.kind, Kid: src.apiKeyID}
+	refresh, jti, err := refreshKind.issue(k, userID, orgID, sc, now, s.refreshTTL)
 	if err != nil {
 		return Session{}, err
 	}
-	if err := store.SetRefreshJTI(ctx, s.table, userID, jti, now); err != nil {
+	rec := store.Session{ID: sc.Sid, UserID: userID, OrgID: orgID, Source: src.kind, APIKeyID: src.apiKeyID,
+		CreatedAt: now.UTC()}
+	if err := store.CreateSession(ctx, s.table, rec, jti, now.Add(s.refreshTTL)); err != nil {
 		return Session{}, err
 	}
-	return s.session(k, orgID, userID, refresh)
+	return s.session(k, orgID, userID, sc, refresh)
 }
 
-func (s *Service) session(k *keys, orgID, userID, refresh string) (Session, error) {
-	access, _, err := accessKind.issue(k, userID, orgID, s.now(), s.accessTTL)
+func (s *Service) session(k *keys, orgID, userID string, sc sessionClaims, refresh string) (Session, error) {
+	access, _, err := accessKind.issue(k, userID, orgID, sc, s.now(), s.accessTTL)
 	if err != nil {
 		return Session{}, err
 	}
@@ -63,9 +80,11 @@ func (s *Service) session(k *keys, orgID, userID, refresh string) (Session, erro
 // authorization is the request's Authorization header: a Bearer access token, when sent,
 // may be expired but must be validly signed and name the same user.
 //
-// Rotation is one compare-and-swap on the user's refresh_jti. Of concurrent exchanges of one
-// token exactly one wins; a loser, a replay of an old token or an unknown jti is reuse: it
-// clears refresh_jti, which revokes the whole family (also the winner's new token), as
+// The session is read strongly consistently with its user and, for an API-key session, its
+// key; a session that what it was derived from has ended (store.SessionState.Valid) is
+// refused at once. Rotation is one compare-and-swap on the session's live refresh token.
+// Of concurrent exchanges of one token exactly one wins; a loser, a replay of an old token
+// or an unknown jti is reuse: it ends the whole session (also the winner's new tokens), as
 // RFC 9700 §4.14 asks. There is no grace window for a retried exchange. Refusals are
 // *RefreshRefusedError, but for a Bearer token of another user (a plain 401).
 func (s *Service) RotateSession(ctx context.Context, refreshToken, authorization string) (Session, error) {
@@ -84,31 +103,41 @@ func (s *Service) RotateSession(ctx context.Context, refreshToken, authorization
 		return Session{}, err
 	}
 
-	u, a, err := store.GetUser(ctx, s.table, rc.Subject, true)
-	if errors.Is(err, store.ErrNotFound) {
-		return Session{}, refusedRefresh()
-	}
+	st, err := store.ReadSessionState(ctx, s.table, rc.Subject, rc.Sid, rc.Kid, true)
 	if err != nil {
 		return Session{}, err
 	}
-	if u.OrgID != rc.Org || u.State != store.UserActive {
+	if ok, why := s.valid(st, rc); !ok {
+		s.log.InfoContext(ctx, "refresh refused: session ended", "user_id", rc.Subject, "session_id", rc.Sid, "reason", why)
 		return Session{}, refusedRefresh()
 	}
-	if a.RefreshJTI != rc.ID {
-		return Session{}, s.reuse(ctx, u.ID)
+	if st.RefreshJTI != rc.ID {
+		return Session{}, s.reuse(ctx, rc)
 	}
 	now := s.now()
-	next, jti, err := refreshKind.issue(k, u.ID, u.OrgID, now, s.refreshTTL)
+	next, jti, err := refreshKind.issue(k, rc.Subject, rc.Org, rc.sessionClaims, now, s.refreshTTL)
 	if err != nil {
 		return Session{}, err
 	}
-	if err := store.SwapRefreshJTI(ctx, s.table, u.ID, rc.ID, jti, now); err != nil {
+	if err := store.SwapSessionJTI(ctx, s.table, rc.Subject, rc.Sid, rc.ID, jti, now.Add(s.refreshTTL)); err != nil {
 		if errors.Is(err, store.ErrConditionFailed) {
-			return Session{}, s.reuse(ctx, u.ID)
+			return Session{}, s.reuse(ctx, rc)
 		}
 		return Session{}, err
 	}
-	return s.session(k, u.OrgID, u.ID, next)
+	return s.session(k, rc.Org, rc.Subject, rc.sessionClaims, next)
+}
+
+// valid says whether the session a token names is still valid: the session state's rules
+// (store.SessionState.Valid), and the token's claims must match the session's records.
+func (s *Service) valid(st store.SessionState, c claims) (bool, string) {
+	if ok, why := st.Valid(s.now()); !ok {
+		return false, why
+	}
+	if st.User.OrgID != c.Org || st.Session.Source != c.Src || st.Session.APIKeyID != c.Kid {
+		return false, "claims do not match the session"
+	}
+	return true, ""
 }
 
 // sameUser checks the optional Bearer token of a refresh request.
@@ -125,13 +154,48 @@ func (s *Service) sameUser(k *keys, authorization, userID string) error {
 	return nil
 }
 
-// reuse revokes the user's refresh family and refuses the exchange.
-func (s *Service) reuse(ctx context.Context, userID string) error {
-	s.log.WarnContext(ctx, "refresh token reuse: family revoked", "user_id", userID)
-	if err := store.ClearRefreshJTI(ctx, s.table, userID, s.now()); err != nil && !errors.Is(err, store.ErrConditionFailed) {
+// reuse ends the session of a reused refresh token and refuses the exchange.
+func (s *Service) reuse(ctx context.Context, rc claims) error {
+	s.log.WarnContext(ctx, "refresh token reuse: session ended", "user_id", rc.Subject, "session_id", rc.Sid)
+	if err := s.EndSession(ctx, rc.Subject, rc.Sid); err != nil {
 		return err
 	}
 	return refusedRefresh()
+}
+
+// EndSession ends one session of the user (logout): its refresh token is refused at once,
+// its access tokens here at once and on other instances within StalenessBound.
+func (s *Service) EndSession(ctx context.Context, userID, sessionID string) error {
+	s.sessions.drop(sessionID)
+	return store.DeleteSession(ctx, s.table, userID, sessionID)
+}
+
+// EndAllSessions ends every session of the user (logout everywhere).
+func (s *Service) EndAllSessions(ctx context.Context, userID string) error {
+	ids, err := store.DeleteUserSessions(ctx, s.table, userID)
+	for _, id := range ids {
+		s.sessions.drop(id)
+	}
+	return err
+}
+
+// SessionOf returns the user and session a validly signed token names (an access token, or
+// a refresh token when refresh is true), expired or not, without checking that the session
+// is still live: logging out of an ended session is no error.
+func (s *Service) SessionOf(ctx context.Context, token string, refresh bool) (userID, sessionID string, ok bool) {
+	k, err := s.keyring.get(ctx)
+	if err != nil {
+		return "", "", false
+	}
+	kd := accessKind
+	if refresh {
+		kd = refreshKind
+	}
+	c, err := kd.parse(k, token, s.now, true)
+	if err != nil {
+		return "", "", false
+	}
+	return c.Subject, c.Sid, true
 }
 
 // RefreshCookie is the cookie carrying a refresh token for the refresh lifetime; an empty
@@ -147,15 +211,11 @@ func (s *Service) RefreshCookie(value string) *http.Cookie {
 	}
 }
 
-// AccessToken issues an access token for user userID of organization orgID without touching
-// the store (fixtures, tools). It authenticates only while the user exists and is active.
+// AccessToken starts a password session for user userID of organization orgID and returns
+// its access token (fixtures, tools). It authenticates while the session is valid.
 func (s *Service) AccessToken(ctx context.Context, orgID, userID string) (string, error) {
-	k, err := s.keyring.get(ctx)
-	if err != nil {
-		return "", err
-	}
-	tok, _, err := accessKind.issue(k, userID, orgID, s.now(), s.accessTTL)
-	return tok, err
+	sess, err := s.StartSession(ctx, orgID, userID, PasswordSource())
+	return sess.AccessToken, err
 }
 
 // HashPassword hashes a new password in one of the process's bounded argon2id slots

@@ -21,11 +21,22 @@ const (
 	leeway = 30 * time.Second
 )
 
-// claims are the claims of both token types.
+// claims are the claims of both token types. Both carry the session they belong to and
+// what it was derived from, so that ending that ends the token (store.SessionState.Valid).
 type claims struct {
 	jwt.RegisteredClaims
 	Typ string `json:"typ"`
 	Org string `json:"org"`
+	sessionClaims
+}
+
+// sessionClaims name a token's session: its id, its source (store.SourcePassword or
+// store.SourceAPIKey) and, for an API-key session, the key's id (public: it is part of the
+// key's head, never its secret).
+type sessionClaims struct {
+	Sid string `json:"sid"`
+	Src string `json:"src"`
+	Kid string `json:"kid,omitempty"`
 }
 
 // kind is one token type with what checks it.
@@ -42,7 +53,7 @@ var (
 var errBadToken = errors.New("auth: invalid token")
 
 // issue signs a token of kind for the user; it returns the token and its jti.
-func (kd kind) issue(k *keys, userID, orgID string, now time.Time, ttl time.Duration) (string, string, error) {
+func (kd kind) issue(k *keys, userID, orgID string, sc sessionClaims, now time.Time, ttl time.Duration) (string, string, error) {
 	jti := uuid.NewString()
 	c := claims{
 		RegisteredClaims: jwt.RegisteredClaims{
@@ -53,8 +64,9 @@ func (kd kind) issue(k *keys, userID, orgID string, now time.Time, ttl time.Dura
 			IssuedAt:  jwt.NewNumericDate(now),
 			ID:        jti,
 		},
-		Typ: kd.typ,
-		Org: orgID,
+		Typ:           kd.typ,
+		Org:           orgID,
+		sessionClaims: sc,
 	}
 	s, err := jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(kd.key(k))
 	if err != nil {
@@ -64,7 +76,8 @@ func (kd kind) issue(k *keys, userID, orgID string, now time.Time, ttl time.Dura
 }
 
 // parse verifies a token of kind: HS256 only, signature, iss, aud, typ, and (unless
-// allowExpired) exp and iat with a small leeway. sub, org and jti must be present.
+// allowExpired) exp and iat with a small leeway. sub, org, jti, sid and src must be present:
+// a token issued before sessions were recorded is refused (its holder logs in again).
 func (kd kind) parse(k *keys, token string, now func() time.Time, allowExpired bool) (claims, error) {
 	opts := []jwt.ParserOption{
 		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
@@ -90,7 +103,7 @@ func (kd kind) parse(k *keys, token string, now func() time.Time, allowExpired b
 	if allowExpired && (c.Issuer != issuer || !hasAudience(c.Audience, kd.aud)) {
 		return claims{}, fmt.Errorf("%w: wrong issuer or audience", errBadToken)
 	}
-	if c.Typ != kd.typ || c.Subject == "" || c.Org == "" || c.ID == "" {
+	if c.Typ != kd.typ || c.Subject == "" || c.Org == "" || c.ID == "" || c.Sid == "" || c.Src == "" {
 		return claims{}, fmt.Errorf("%w: wrong type or missing claims", errBadToken)
 	}
 	return c, nil

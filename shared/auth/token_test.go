@@ -26,11 +26,12 @@ func TestTokens(t *testing.T) {
 	k := testKeys(t)
 	t0 := time.Unix(1_800_000_000, 0)
 	at := func(d time.Duration) func() time.Time { return func() time.Time { return t0.Add(d) } }
-	access, ajti, err := accessKind.issue(k, "u1", "o1", t0, time.Hour)
+	sc := sessionClaims{Sid: "s1", Src: "password"}
+	access, ajti, err := accessKind.issue(k, "u1", "o1", sc, t0, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
-	refresh, rjti, err := refreshKind.issue(k, "u1", "o1", t0, 24*time.Hour)
+	refresh, rjti, err := refreshKind.issue(k, "u1", "o1", sc, t0, 24*time.Hour)
 	if err != nil || ajti == rjti {
 		t.Fatalf("issue: %v (jtis %s %s)", err, ajti, rjti)
 	}
@@ -38,7 +39,16 @@ func TestTokens(t *testing.T) {
 	wrongTyp, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims{
 		RegisteredClaims: jwt.RegisteredClaims{Issuer: issuer, Subject: "u1", Audience: jwt.ClaimStrings{audienceAccess},
 			ExpiresAt: jwt.NewNumericDate(t0.Add(time.Hour)), IssuedAt: jwt.NewNumericDate(t0), ID: "j"},
-		Typ: typRefresh, Org: "o1",
+		Typ: typRefresh, Org: "o1", sessionClaims: sc,
+	}).SignedString(k.access)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A token of before sessions were recorded: no session claims.
+	noSession, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims{
+		RegisteredClaims: jwt.RegisteredClaims{Issuer: issuer, Subject: "u1", Audience: jwt.ClaimStrings{audienceAccess},
+			ExpiresAt: jwt.NewNumericDate(t0.Add(time.Hour)), IssuedAt: jwt.NewNumericDate(t0), ID: "j"},
+		Typ: typAccess, Org: "o1",
 	}).SignedString(k.access)
 	if err != nil {
 		t.Fatal(err)
@@ -58,6 +68,7 @@ func TestTokens(t *testing.T) {
 		{"refresh as access", accessKind, refresh, at(time.Minute), false, false},
 		{"refresh as access, expiry waived", accessKind, refresh, at(time.Minute), true, false},
 		{"wrong typ claim", accessKind, wrongTyp, at(time.Minute), false, false},
+		{"no session claims", accessKind, noSession, at(time.Minute), false, false},
 		{"within leeway after exp", accessKind, access, at(time.Hour + 20*time.Second), false, true},
 		{"beyond leeway", accessKind, access, at(time.Hour + 40*time.Second), false, false},
 		{"expired, expiry waived", accessKind, access, at(48 * time.Hour), true, true},
@@ -74,7 +85,7 @@ func TestTokens(t *testing.T) {
 			if err != nil && !errors.Is(err, errBadToken) {
 				t.Fatalf("error %v does not wrap errBadToken", err)
 			}
-			if tt.ok && (c.Subject != "u1" || c.Org != "o1" || c.ID == "") {
+			if tt.ok && (c.Subject != "u1" || c.Org != "o1" || c.ID == "" || c.sessionClaims != sc) {
 				t.Fatalf("claims %+v", c)
 			}
 		})

@@ -192,7 +192,7 @@ func TestRevocationReachesOtherInstances(t *testing.T) {
 		t.Fatalf("revoke on A: %s", r)
 	}
 	want401(t, h.do(t, "GET", "/v2/current_user", u.Header(), ""), "Invalid API key")
-	h.clock.Advance(59 * time.Second)
+	h.clock.Advance(auth.StalenessBound - time.Second)
 	if r := b.do(t, "GET", "/v2/current_user", u.Header(), ""); r.status != 200 {
 		t.Fatalf("instance B within the cache bound: %s", r)
 	}

@@ -20,7 +20,8 @@ var schemes = []struct {
 }{
 	{"api_key_uncached", false, authtest.User.Header, map[string]int{"Get": 2}},
 	{"api_key_cached", true, authtest.User.Header, map[string]int{}},
-	{"bearer_jwt", true, authtest.User.BearerHeader, map[string]int{"Get": 1}},
+	{"bearer_jwt_uncached", false, authtest.User.BearerHeader, map[string]int{"BatchGet": 1}},
+	{"bearer_jwt", true, authtest.User.BearerHeader, map[string]int{}},
 	{"basic", true, authtest.User.BasicHeader, map[string]int{"Get": 2}},
 }
 

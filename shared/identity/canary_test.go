@@ -134,6 +134,16 @@ func TestCanary(t *testing.T) {
 		t.Fatalf("refresh: %s", r)
 	}
 	want401(t, h.do(t, "POST", "/v2/refresh_token", cookie, ""), "Invalid refresh token")
+	// The reuse ended the session, its access tokens with it.
+	want401(t, h.do(t, "GET", "/v2/current_user", bearer, ""), "Could not validate credentials")
+	r = h.do(t, "POST", "/login", form(), "username="+url.QueryEscape(email)+"&password="+url.QueryEscape(password))
+	if r.status != 200 {
+		t.Fatalf("login again: %s", r)
+	}
+	r.json(t, &tok)
+	plant("second access token", tok.AccessToken, r.id)
+	plant("second refresh token", r.cookie().Value, r.id)
+	bearer = http.Header{"Authorization": {"Bearer " + tok.AccessToken}}
 
 	r = h.do(t, "POST", "/v2/api_keys", bearer, `{"description":"canary"}`)
 	if r.status != 200 {

@@ -40,7 +40,7 @@ func (h *handlers) login(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return h.startSession(w, r, u.OrgID, u.ID)
+	return h.startSession(w, r, u.OrgID, u.ID, auth.PasswordSource())
 }
 
 // loginAPIKey is POST /login/api_key: JSON {"api_key": "..."}.
@@ -62,12 +62,12 @@ func (h *handlers) loginAPIKey(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return h.startSession(w, r, c.OrgID, c.UserID)
+	return h.startSession(w, r, c.OrgID, c.UserID, auth.APIKeySource(c))
 }
 
 // startSession starts a refresh-token family for the user and answers its tokens.
-func (h *handlers) startSession(w http.ResponseWriter, r *http.Request, orgID, userID string) error {
-	s, err := h.Auth.StartSession(r.Context(), orgID, userID)
+func (h *handlers) startSession(w http.ResponseWriter, r *http.Request, orgID, userID string, src auth.Source) error {
+	s, err := h.Auth.StartSession(r.Context(), orgID, userID, src)
 	if err != nil {
 		return err
 	}

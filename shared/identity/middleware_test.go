@@ -39,9 +39,15 @@ func newMinter(t *testing.T, env *authtest.Env) minter {
 
 // mint signs claims with method and key; edit changes the standard claims first.
 func (m minter) mint(t *testing.T, u authtest.User, now time.Time, method jwt.SigningMethod, key any, edit func(jwt.MapClaims)) string {
+	// The session claims of the user's own access token: a minted token of a live session.
+	var own jwt.MapClaims
+	if _, _, err := jwt.NewParser().ParseUnverified(u.AccessToken, &own); err != nil {
+		t.Fatal(err)
+	}
 	c := jwt.MapClaims{
 		"iss": "evalapi", "aud": []string{"evalapi"}, "sub": u.UserID, "org": u.OrgID, "typ": "access",
 		"jti": uuid.NewString(), "iat": now.Unix(), "exp": now.Add(time.Hour).Unix(),
+		"sid": own["sid"], "src": own["src"],
 	}
 	if edit != nil {
 		edit(c)

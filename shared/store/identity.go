@@ -18,12 +18,13 @@ import (
 //	group                   GROUP#<group>      META               GSI2 ORG#<org> / GROUP#<name>#<group>
 //	group name claim        ORG#<org>          GROUPNAME#<name>   unique group name in an org
 //	group member            GROUP#<group>      MEMBER#<user>      GSI1 USER#<user> / GROUP#<group> (groups of a user)
+//	session                 USER#<user>        SESSION#<session>  one refresh-token family (sessions.go)
 //
 // E-mail addresses and group names are compared case-insensitively: their claim keys hold
 // the lower-case form. Login reads the e-mail claim and then the user, both strongly
 // consistently, so a user can log in the moment the create returns (a GSI could lag).
 //
-// Credential material (password hash, refresh token id, API-key digest) is stored on the
+// Credential material (password hash, session refresh token ids, API-key digest) is stored on the
 // items but kept out of the User and APIKey structs, so that no handler can leak it by
 // encoding a record: it is read only through UserAuth and APIKeyAuth.
 
@@ -41,19 +42,21 @@ const (
 
 // Attributes of identity items that repositories update or condition on.
 const (
-	AttrPasswordHash = "password_hash"
-	AttrRefreshJTI   = "refresh_jti"
-	AttrSecretHash   = "secret_hash"
-	AttrLastUsedAt   = "last_used_at"
-	AttrRevoked      = "revoked"
-	AttrRevokedAt    = "revoked_at"
-	AttrUpdatedAt    = "updated_at"
+	AttrPasswordHash      = "password_hash"
+	AttrRefreshJTI        = "refresh_jti"
+	AttrPasswordChangedAt = "password_changed_at"
+	AttrSecretHash        = "secret_hash"
+	AttrLastUsedAt        = "last_used_at"
+	AttrRevoked           = "revoked"
+	AttrRevokedAt         = "revoked_at"
+	AttrUpdatedAt         = "updated_at"
 )
 
 // User states.
 const (
-	UserActive  = "active"  // has a password (or was created with one) and may log in
-	UserInvited = "invited" // created without a password; cannot log in yet
+	UserActive      = "active"      // has a password (or was created with one) and may log in
+	UserInvited     = "invited"     // created without a password; cannot log in yet
+	UserDeactivated = "deactivated" // turned off by an admin: no login, every session ended
 )
 
 // Group visibilities and member roles (the original service's values).
@@ -93,7 +96,9 @@ type User struct {
 // UserAuth is the credential state of a user, read only by authentication.
 type UserAuth struct {
 	PasswordHash string `json:"password_hash,omitempty"` // PHC string; empty for invited users
-	RefreshJTI   string `json:"refresh_jti,omitempty"`   // id of the one live refresh token
+	// PasswordChangedAt is when the password last changed: sessions started with a password
+	// before it have ended.
+	PasswordChangedAt *time.Time `json:"password_changed_at,omitempty"`
 }
 
 // APIKey is a user's API key without its secret digest.

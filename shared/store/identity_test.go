@@ -73,40 +73,104 @@ func TestUsers(t *testing.T) {
 	})
 }
 
-func TestRefreshJTI(t *testing.T) {
+// TestSessions holds a session's refresh-token swap to one winner, and its validity to what
+// it was derived from: its API key, the user's password and state, the user's existence.
+func TestSessions(t *testing.T) {
 	eachTable(t, func(t *testing.T, tbl store.Table) {
 		ctx := t.Context()
 		u := newIdentityUser(uuid.NewString(), uuid.NewString()+"@example.com")
-		if err := store.SetRefreshJTI(ctx, tbl, u.ID, "j0", identityT0); !errors.Is(err, store.ErrConditionFailed) {
-			t.Fatalf("set on an absent user: %v", err)
-		}
-		if _, _, err := store.GetUser(ctx, tbl, u.ID, true); !errors.Is(err, store.ErrNotFound) {
-			t.Fatalf("set created a user: %v", err)
-		}
-		if err := store.CreateUser(ctx, tbl, u, ""); err != nil {
+		if err := store.CreateUser(ctx, tbl, u, "$argon2id$hash"); err != nil {
 			t.Fatal(err)
 		}
-		steps := []struct {
-			name string
-			do   func() error
-			fail bool
-			want string
-		}{
-			{"set", func() error { return store.SetRefreshJTI(ctx, tbl, u.ID, "j1", identityT0) }, false, "j1"},
-			{"swap", func() error { return store.SwapRefreshJTI(ctx, tbl, u.ID, "j1", "j2", identityT0) }, false, "j2"},
-			{"swap spent", func() error { return store.SwapRefreshJTI(ctx, tbl, u.ID, "j1", "j3", identityT0) }, true, "j2"},
-			{"clear", func() error { return store.ClearRefreshJTI(ctx, tbl, u.ID, identityT0) }, false, ""},
-			{"swap after clear", func() error { return store.SwapRefreshJTI(ctx, tbl, u.ID, "j2", "j4", identityT0) }, true, ""},
+		key := store.APIKey{ID: uuid.NewString(), OrgID: u.OrgID, UserID: u.ID, Description: "k", CreatedAt: identityT0, UpdatedAt: identityT0}
+		if err := store.CreateAPIKey(ctx, tbl, key, "digest"); err != nil {
+			t.Fatal(err)
 		}
-		for _, s := range steps {
-			err := s.do()
-			if s.fail != errors.Is(err, store.ErrConditionFailed) || (!s.fail && err != nil) {
-				t.Fatalf("%s: %v", s.name, err)
+		pw := store.Session{ID: uuid.NewString(), UserID: u.ID, OrgID: u.OrgID, Source: store.SourcePassword, CreatedAt: identityT0}
+		ks := store.Session{ID: uuid.NewString(), UserID: u.ID, OrgID: u.OrgID, Source: store.SourceAPIKey, APIKeyID: key.ID, CreatedAt: identityT0}
+		exp := identityT0.Add(time.Hour)
+		for _, s := range []store.Session{pw, ks} {
+			if err := store.CreateSession(ctx, tbl, s, "j1-"+s.ID, exp); err != nil {
+				t.Fatal(err)
 			}
-			_, a, err := store.GetUser(ctx, tbl, u.ID, true)
-			if err != nil || a.RefreshJTI != s.want {
-				t.Fatalf("%s: refresh_jti %q, %v; want %q", s.name, a.RefreshJTI, err, s.want)
+		}
+		if err := store.CreateSession(ctx, tbl, pw, "again", exp); !errors.Is(err, store.ErrConditionFailed) {
+			t.Fatalf("the same session twice: %v", err)
+		}
+		state := func(s store.Session) store.SessionState {
+			t.Helper()
+			st, err := store.ReadSessionState(ctx, tbl, u.ID, s.ID, s.APIKeyID, true)
+			if err != nil {
+				t.Fatal(err)
 			}
+			return st
+		}
+		valid := func(name string, s store.Session, want bool) {
+			t.Helper()
+			if ok, why := state(s).Valid(identityT0.Add(time.Minute)); ok != want {
+				t.Fatalf("%s: session %s valid = %v (%s), want %v", name, s.Source, ok, why, want)
+			}
+		}
+		valid("new", pw, true)
+		valid("new", ks, true)
+		if st := state(pw); st.RefreshJTI != "j1-"+pw.ID || st.Key != nil || st.User == nil || st.User.ID != u.ID {
+			t.Fatalf("state: %+v", st)
+		}
+
+		if err := store.SwapSessionJTI(ctx, tbl, u.ID, pw.ID, "j1-"+pw.ID, "j2", exp); err != nil {
+			t.Fatal(err)
+		}
+		if err := store.SwapSessionJTI(ctx, tbl, u.ID, pw.ID, "j1-"+pw.ID, "j3", exp); !errors.Is(err, store.ErrConditionFailed) {
+			t.Fatalf("swap of a spent token: %v", err)
+		}
+		if st := state(pw); st.RefreshJTI != "j2" {
+			t.Fatalf("live token %q, want j2", st.RefreshJTI)
+		}
+
+		if _, err := store.RevokeAPIKey(ctx, tbl, u.ID, key.ID, identityT0); err != nil {
+			t.Fatal(err)
+		}
+		valid("key revoked", ks, false)
+		valid("key revoked", pw, true)
+
+		if err := store.SetPassword(ctx, tbl, u.ID, "$argon2id$new", identityT0.Add(time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		valid("password changed", pw, false)
+		later := pw
+		later.ID, later.CreatedAt = uuid.NewString(), identityT0.Add(2*time.Second)
+		if err := store.CreateSession(ctx, tbl, later, "j", exp); err != nil {
+			t.Fatal(err)
+		}
+		valid("started after the change", later, true)
+
+		off := store.UserDeactivated
+		if _, err := store.UpdateUser(ctx, tbl, u.OrgID, u.ID, store.UserChange{State: &off}, identityT0); err != nil {
+			t.Fatal(err)
+		}
+		valid("user deactivated", later, false)
+		if _, err := store.UpdateUser(ctx, tbl, uuid.NewString(), u.ID, store.UserChange{State: &off}, identityT0); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("update from another organization: %v", err)
+		}
+
+		ids, err := store.DeleteUserSessions(ctx, tbl, u.ID)
+		if err != nil || len(ids) != 3 {
+			t.Fatalf("delete sessions: %v %v", ids, err)
+		}
+		if st := state(later); st.Session != nil {
+			t.Fatalf("a session survived logout everywhere: %+v", st.Session)
+		}
+		if err := store.DeleteUser(ctx, tbl, u.OrgID, u.ID); err != nil {
+			t.Fatal(err)
+		}
+		if st := state(later); st.User != nil {
+			t.Fatal("the user survived its deletion")
+		}
+		if _, _, err := store.UserByEmail(ctx, tbl, u.Email); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("the e-mail claim survived the user: %v", err)
+		}
+		if err := store.DeleteUser(ctx, tbl, u.OrgID, u.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("deleting twice: %v", err)
 		}
 	})
 }

@@ -199,45 +199,83 @@ func OrgUserByEmail(ctx context.Context, t Table, orgID, email string) (User, er
 	return u, nil
 }
 
-// SetRefreshJTI makes jti the user's one live refresh token (a login starts a new family).
-func SetRefreshJTI(ctx context.Context, t Table, userID, jti string, now time.Time) error {
+// UserChange is an update of a user: the fields that are not nil are set.
+type UserChange struct {
+	FirstName, LastName, Role, State *string
+}
+
+// UpdateUser applies c to user id of organization orgID and returns the user afterwards;
+// ErrNotFound when there is no such user.
+func UpdateUser(ctx context.Context, t Table, orgID, id string, c UserChange, now time.Time) (User, error) {
+	set := map[string]any{AttrUpdatedAt: timeAttr(now)}
+	for name, v := range map[string]*string{"first_name": c.FirstName, "last_name": c.LastName, "role": c.Role, "state": c.State} {
+		if v != nil {
+			set[name] = *v
+		}
+	}
+	it, err := t.Update(ctx, Update{Key: UserKey(id), Set: set, Conds: []Cond{Equals("org_id", orgID)}})
+	if errors.Is(err, ErrConditionFailed) {
+		err = ErrNotFound
+	}
+	if err != nil {
+		return User{}, fmt.Errorf("update user %s: %w", id, err)
+	}
+	var u User
+	return u, Unmarshal(it, &u)
+}
+
+// SetPassword stores a new password hash for the user and stamps the change, which ends
+// the sessions started with the old password; an invited user becomes active.
+func SetPassword(ctx context.Context, t Table, userID, hash string, now time.Time) error {
 	_, err := t.Update(ctx, Update{
-		Key:   UserKey(userID),
-		Set:   map[string]any{AttrRefreshJTI: jti, AttrUpdatedAt: timeAttr(now)},
+		Key: UserKey(userID),
+		Set: map[string]any{AttrPasswordHash: hash, AttrPasswordChangedAt: timeAttr(now),
+			"state": UserActive, AttrUpdatedAt: timeAttr(now)},
 		Conds: []Cond{Exists()},
 	})
+	if errors.Is(err, ErrConditionFailed) {
+		err = ErrNotFound
+	}
 	if err != nil {
-		return fmt.Errorf("set refresh token of user %s: %w", userID, err)
+		return fmt.Errorf("set password of user %s: %w", userID, err)
 	}
 	return nil
 }
 
-// SwapRefreshJTI replaces the live refresh token presented by next in one conditional
-// write; ErrConditionFailed when presented is no longer the live one (another exchange won,
-// or the family was revoked).
-func SwapRefreshJTI(ctx context.Context, t Table, userID, presented, next string, now time.Time) error {
-	_, err := t.Update(ctx, Update{
-		Key:   UserKey(userID),
-		Set:   map[string]any{AttrRefreshJTI: next, AttrUpdatedAt: timeAttr(now)},
-		Conds: []Cond{Equals(AttrRefreshJTI, presented)},
-	})
+// DeleteUser removes user id of organization orgID with its e-mail claim, in one
+// transaction (the address is free again), then its group memberships and sessions, which
+// are safe to delete again if a retry repeats it; ErrNotFound when there is no such user.
+func DeleteUser(ctx context.Context, t Table, orgID, id string) error {
+	u, err := OrgUser(ctx, t, orgID, id)
 	if err != nil {
-		return fmt.Errorf("swap refresh token of user %s: %w", userID, err)
+		return err
 	}
-	return nil
-}
-
-// ClearRefreshJTI revokes the user's refresh token family: no refresh token works until the
-// next login.
-func ClearRefreshJTI(ctx context.Context, t Table, userID string, now time.Time) error {
-	_, err := t.Update(ctx, Update{
-		Key:    UserKey(userID),
-		Set:    map[string]any{AttrUpdatedAt: timeAttr(now)},
-		Remove: []string{AttrRefreshJTI},
-		Conds:  []Cond{Exists()},
+	err = t.Transact(ctx, []Op{
+		DeleteOp(UserKey(id), Equals("org_id", orgID)),
+		DeleteOp(EmailKey(u.Email), Equals("user_id", id)),
 	})
+	if errors.Is(err, ErrConditionFailed) {
+		err = ErrNotFound
+	}
 	if err != nil {
-		return fmt.Errorf("revoke refresh tokens of user %s: %w", userID, err)
+		return fmt.Errorf("delete user %s: %w", id, err)
+	}
+	// The memberships and the sessions go side by side: two partitions, no order between.
+	sessions := make(chan error, 1)
+	go func() {
+		_, err := DeleteUserSessions(ctx, t, id)
+		sessions <- err
+	}()
+	members, err := QueryAll(ctx, t, Query{Index: IndexGSI1, PK: userPartition(id), SKOp: SKPrefix, From: "GROUP#"})
+	if err == nil {
+		keys := make([]Key, len(members))
+		for i, m := range members {
+			keys[i] = m.Key()
+		}
+		err = t.BatchWrite(ctx, nil, keys)
+	}
+	if err := errors.Join(err, <-sessions); err != nil {
+		return fmt.Errorf("delete user %s: memberships and sessions: %w", id, err)
 	}
 	return nil
 }
