@@ -33,10 +33,18 @@ func readValue(v validate.Value) (any, bool) {
 			v.Add(validate.FiniteNumber(v.Loc(), v.Raw()))
 			return nil, false
 		}
+		if f, ok := n.(float64); ok && !validate.Storable(f) {
+			v.Add(validate.NotStorable(v.Loc(), v.Raw()))
+			return nil, false
+		}
 		return n, true
 	case float64: // NaN or infinity, which Python's JSON reads
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			v.Add(validate.FiniteNumber(v.Loc(), v.Raw()))
+			return nil, false
+		}
+		if !validate.Storable(x) {
+			v.Add(validate.NotStorable(v.Loc(), v.Raw()))
 			return nil, false
 		}
 		return x, true

@@ -1,6 +1,8 @@
 package experiments
 
 import (
+	"github.com/evalobs/evalapi/shared/fixed"
+
 	"fmt"
 	"testing"
 	"time"
@@ -18,7 +20,7 @@ func addSummary(t *testing.T, tbl store.Table, run string, traces int64, metrics
 	for name, vs := range metrics {
 		var st store.MetricStats
 		for _, v := range vs {
-			st.Observe(v)
+			st.Observe(fx(v))
 		}
 		d.Metrics[name] = st
 	}
@@ -115,7 +117,7 @@ func TestRankRule(t *testing.T) {
 		s := store.RunSummary{Metrics: map[string]store.MetricStats{}}
 		for n, v := range vs {
 			var st store.MetricStats
-			st.Observe(v)
+			st.Observe(fx(v))
 			s.Metrics[n] = st
 		}
 		return s
@@ -194,4 +196,13 @@ func TestListCost(t *testing.T) {
 		t.Fatalf("cost: %s", c)
 	}
 	t.Logf("listing 1,000 experiments: %s", c)
+}
+
+// fx is f as a fixed-point value.
+func fx(f float64) fixed.Value {
+	v, err := fixed.FromFloat(f)
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

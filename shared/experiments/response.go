@@ -147,18 +147,18 @@ func experimentOut(e store.Experiment, sum store.RunSummary, creator *store.User
 
 // aggregatesOf turns a metric's folded statistics into MetricAggregates.
 func aggregatesOf(st store.MetricStats) metricAggregates {
-	agg := metricAggregates{Count: st.Count, Min: st.Min, Max: st.Max}
-	if st.Min == nil { // categorical only: no numeric statistics
+	agg := metricAggregates{Count: st.Count}
+	if st.Min == nil || st.Max == nil { // categorical only: no numeric statistics
 		return agg
 	}
+	lo, hi, sum := st.Min.Float64(), st.Max.Float64(), st.Sum.Float64()
+	agg.Min, agg.Max, agg.Sum = &lo, &hi, &sum
 	numeric := st.Count
 	for _, n := range st.Categories {
 		numeric -= n
 	}
-	s := st.Sum
-	agg.Sum = &s
 	if numeric > 0 {
-		avg := st.Sum / float64(numeric)
+		avg := st.Sum.Quo(numeric)
 		agg.Average = &avg
 	}
 	return agg

@@ -109,7 +109,7 @@ func readSegmentFilter(v validate.Value) (store.SegmentFilter, bool) {
 			sf.Filter = &f
 		}
 	}
-	sf.SampleRate, _ = o.Get("sample_rate").Required().Float(validate.Ge(0), validate.Le(1))
+	sf.SampleRate, _ = o.Get("sample_rate").Required().Float(validate.Ge(0), validate.Le(1), validate.StoreTinyAsZero())
 	if o.Has("llm_scorers") {
 		sf.LLMScorers, _ = o.Get("llm_scorers").Bool()
 	}

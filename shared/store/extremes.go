@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/evalobs/evalapi/shared/fixed"
 )
 
 // Min and max attributes (of roll-ups and run summaries) cannot be folded in with an ADD:
@@ -13,20 +15,25 @@ import (
 // Extreme is a value that lowers the min (Min) or raises the max held in attribute Attr.
 type Extreme struct {
 	Attr  string
-	Value float64
+	Value fixed.Value
 	Min   bool
 }
 
-// improves reports whether e beats the value cur holds (an absent value is always beaten).
+// improves reports whether e beats the value cur holds (an absent or unreadable value is
+// always beaten).
 func (e Extreme) improves(cur Item) bool {
-	v, has := number(cur[e.Attr])
+	raw, has := cur[e.Attr]
+	if !has {
+		return true
+	}
+	v, err := decimalAttr(raw)
 	switch {
-	case !has:
+	case err != nil:
 		return true
 	case e.Min:
-		return e.Value < v
+		return e.Value.Cmp(v) < 0
 	default:
-		return e.Value > v
+		return e.Value.Cmp(v) > 0
 	}
 }
 
@@ -47,7 +54,7 @@ func WithExtremes(u Update, cur Item, exs []Extreme) Update {
 			}
 			conds = append(conds, u.Conds...)
 		}
-		set[e.Attr] = e.Value
+		set[e.Attr] = e.Value.String()
 		if v, has := cur[e.Attr]; has {
 			conds = append(conds, Equals(e.Attr, v))
 		} else {
@@ -69,13 +76,7 @@ func ApplyExtreme(cur Item, e Extreme) Item {
 	if cur == nil {
 		cur = Item{}
 	}
-	// as the adapters read it back (an integral number is an int64), so that the next
-	// compare-and-set on it holds
-	v, err := Normalize(e.Value)
-	if err != nil {
-		v = e.Value
-	}
-	cur[e.Attr] = v
+	cur[e.Attr] = e.Value.String() // as the adapters read it back, so that the next compare-and-set on it holds
 	return cur
 }
 
@@ -102,14 +103,4 @@ func SetExtremes(ctx context.Context, t Table, k Key, cur Item, exs []Extreme) e
 		}
 	}
 	return fmt.Errorf("set min/max of %v: %w", k, ErrConflict)
-}
-
-func number(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int64:
-		return float64(x), true
-	case float64:
-		return x, true
-	}
-	return 0, false
 }

@@ -4,9 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"net/url"
 	"time"
+
+	"github.com/evalobs/evalapi/shared/fixed"
 )
 
 // Roll-ups: per run, per group column, per minute (and per hour) and per group value, the
@@ -22,8 +23,11 @@ import (
 //
 //	n                     traces
 //	mc#<metric>           numeric values observed
-//	ms#<metric>           their sum in millionths (RollupScale), an integer so that ADD is exact
-//	mn#<metric>, mx#<metric>  min and max, kept by a conditional compare-and-set
+//	s0#, s1#, s2#<metric> their exact sum (shared/fixed: nine decimals) as three int64 limbs,
+//	                      each folded in with an exact integer ADD (SumAttrs); a legacy
+//	                      ms#<metric>, the sum in millionths, still reads
+//	mn#<metric>, mx#<metric>  min and max as exact decimal text, kept by a conditional
+//	                      compare-and-set (a legacy number still reads)
 //	k#<metric>#<category> categorical values per category ("true"/"false" for booleans)
 //	ec#<code>             scorer errors per code; ed#<code> the last error record of that code
 //
@@ -31,9 +35,6 @@ import (
 
 // RollupAll is the group column of the totals.
 const RollupAll = "_all"
-
-// RollupScale is the fixed-point scale of metric sums: values are rounded to millionths.
-const RollupScale = 1e6
 
 // EntityRollup names the roll-up records.
 const EntityRollup = "rollup"
@@ -68,17 +69,37 @@ func RollupKey(runID string, level RollupLevel, groupCol string, minute time.Tim
 
 // RollupMetric is the statistics of one metric in one roll-up.
 type RollupMetric struct {
-	N          int64 // numeric values
-	SumScaled  int64 // their sum times RollupScale
-	Min, Max   *float64
+	N          int64       // numeric values
+	Sum        fixed.Value // their exact sum
+	Min, Max   *fixed.Value
 	Categories map[string]int64
 }
 
-// Sum is the sum of the numeric values.
-func (m RollupMetric) Sum() float64 { return float64(m.SumScaled) / RollupScale }
+// Observe folds one numeric value into m.
+func (m *RollupMetric) Observe(v fixed.Value) {
+	m.N++
+	m.Sum = m.Sum.MustAdd(v)
+	if m.Min == nil || v.Cmp(*m.Min) < 0 {
+		m.Min = &v
+	}
+	if m.Max == nil || v.Cmp(*m.Max) > 0 {
+		m.Max = &v
+	}
+}
 
-// Scale rounds a value to the roll-up's fixed point.
-func Scale(v float64) int64 { return int64(math.Round(v * RollupScale)) }
+// sumAttrs are the attributes of the limbs of a metric's sum (shared/fixed.Value.Limbs).
+func sumAttrs(metric string) [3]string {
+	e := esc(metric)
+	return [3]string{"s0#" + e, "s1#" + e, "s2#" + e}
+}
+
+// addSum adds the limbs of v to the ADDs of metric.
+func addSum(add map[string]int64, metric string, v fixed.Value) {
+	l := v.Limbs()
+	for i, a := range sumAttrs(metric) {
+		add[a] = l[i]
+	}
+}
 
 // Rollup is the content of one roll-up item, or a delta to fold into one.
 type Rollup struct {
@@ -124,8 +145,8 @@ func RollupItem(runID string, r Rollup) Item {
 	}
 	for name, m := range r.Metrics {
 		if m.Min != nil {
-			it["mn#"+esc(name)] = *m.Min
-			it["mx#"+esc(name)] = *m.Max
+			it["mn#"+esc(name)] = m.Min.String()
+			it["mx#"+esc(name)] = m.Max.String()
 		}
 	}
 	return it
@@ -146,7 +167,7 @@ func rollupAdds(r Rollup) map[string]int64 {
 	for name, m := range r.Metrics {
 		if m.N > 0 {
 			add["mc#"+esc(name)] = m.N
-			add["ms#"+esc(name)] = m.SumScaled
+			addSum(add, name, m.Sum)
 		}
 		for c, n := range m.Categories {
 			add["k#"+esc(name)+"#"+esc(c)] = n

@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/evalobs/evalapi/shared/fixed"
 )
 
 // Reading roll-ups: the items of a range of periods, parsed back into Rollup values.
@@ -43,22 +46,28 @@ func ParseRollup(it Item) (Rollup, error) {
 
 func (r *Rollup) parseAttr(kind, rest string, v any) error {
 	switch kind {
-	case "mc", "ms", "mn", "mx":
+	case "mc", "ms", "s0", "s1", "s2", "mn", "mx":
 		name, err := url.QueryUnescape(rest)
 		if err != nil {
 			return err
 		}
 		m := r.Metric(name)
-		f, _ := number(v)
 		switch kind {
 		case "mc":
-			m.N = int64(f)
-		case "ms":
-			m.SumScaled, _ = v.(int64)
-		case "mn":
-			m.Min = &f
-		case "mx":
-			m.Max = &f
+			m.N, _ = v.(int64)
+		case "ms", "s0", "s1", "s2":
+			n, _ := v.(int64)
+			m.Sum = m.Sum.MustAdd(limbValue(kind, n))
+		case "mn", "mx":
+			x, err := decimalAttr(v)
+			if err != nil {
+				return err
+			}
+			if kind == "mn" {
+				m.Min = &x
+			} else {
+				m.Max = &x
+			}
 		}
 	case "k":
 		en, ec, _ := strings.Cut(rest, "#")
@@ -117,4 +126,35 @@ func ScanRollups(ctx context.Context, t Table, runID string, level RollupLevel, 
 		}
 		q.Start = p.Next
 	}
+}
+
+// limbValue is what one limb attribute (or a legacy sum in millionths, "ms") adds to a sum.
+func limbValue(kind string, n int64) fixed.Value {
+	var l [3]int64
+	switch kind {
+	case "ms":
+		v, _ := fixed.Parse(strconv.FormatInt(n, 10) + "e-6")
+		return v
+	case "s0":
+		l[0] = n
+	case "s1":
+		l[1] = n
+	case "s2":
+		l[2] = n
+	}
+	v, _ := fixed.FromLimbs(l)
+	return v
+}
+
+// decimalAttr reads a min or max: decimal text, or a number written before sums were exact.
+func decimalAttr(v any) (fixed.Value, error) {
+	switch x := v.(type) {
+	case string:
+		return fixed.Parse(x)
+	case int64:
+		return fixed.FromInt(x), nil
+	case float64:
+		return fixed.FromFloat(x)
+	}
+	return fixed.Value{}, fmt.Errorf("not a number: %T", v)
 }

@@ -22,8 +22,9 @@ func TestRollupRoundTripAndConcurrentAdds(t *testing.T) {
 				defer wg.Done()
 				d := store.Rollup{Minute: minute, Group: "model", Value: "gpt#4o", Count: 2}
 				m := d.Metric("lat#ency ms")
-				v := float64(w) + 0.5
-				m.N, m.SumScaled, m.Min, m.Max = 2, store.Scale(v)*2, &v, &v
+				v := fx(float64(w) + 0.5)
+				m.Observe(v)
+				m.Observe(v)
 				d.Metric("tone").Categories = map[string]int64{"calm#1": 1, "true": 1}
 				d.Errors = map[int64]store.RollupError{42: {Count: 1, Last: store.ScorerError{Code: 42, Message: "m", Severity: "low"}}}
 				errs[w] = store.AddToRollup(ctx, tbl, "run1", d)
@@ -46,7 +47,7 @@ func TestRollupRoundTripAndConcurrentAdds(t *testing.T) {
 		r := got[0]
 		m := r.Metrics["lat#ency ms"]
 		if r.Count != 2*writers || r.Value != "gpt#4o" || !r.Minute.Equal(minute) || m == nil || m.N != 2*writers ||
-			m.Sum() != 2*(28+4) || *m.Min != 0.5 || *m.Max != writers-0.5 {
+			m.Sum != fx(2*(28+4)) || *m.Min != fx(0.5) || *m.Max != fx(writers-0.5) {
 			t.Fatalf("roll-up %+v metric %+v", r, m)
 		}
 		if r.Metrics["tone"].Categories["calm#1"] != writers || r.Errors[42].Count != writers || r.Errors[42].Last.Message != "m" {

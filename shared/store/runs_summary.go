@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/evalobs/evalapi/shared/fixed"
 )
 
 // Run summaries: one item per run (RUN#<run id> | SUMMARY) with its trace counts and the
@@ -15,8 +17,9 @@ import (
 //
 //	num_traces, num_spans, num_sessions  counts
 //	mc#<metric>            numeric values observed
-//	ms#<metric>            their sum in millionths (RollupScale)
-//	mn#<metric>, mx#<metric>  min and max, kept by compare-and-set (extremes.go)
+//	s0#, s1#, s2#<metric>  their exact sum in three limbs, as in roll-ups (a legacy ms#<metric>,
+//	                       in millionths, still reads)
+//	mn#<metric>, mx#<metric>  min and max as exact decimal text, kept by compare-and-set (extremes.go)
 //	k#<metric>#<category>  categorical values per category
 //	updated_at             time of the last write
 //
@@ -43,23 +46,23 @@ type RunSummary struct {
 
 // MetricStats are the statistics of one metric over a run: numeric values fold into
 // Count, Sum, Min and Max; categorical values count per category in Categories (Count
-// counts them too). Sums are kept to millionths (RollupScale).
+// counts them too). Sums are exact (shared/fixed).
 type MetricStats struct {
 	Count      int64            `json:"count"`
-	Sum        float64          `json:"sum"`
-	Min        *float64         `json:"min"`
-	Max        *float64         `json:"max"`
+	Sum        fixed.Value      `json:"sum"`
+	Min        *fixed.Value     `json:"min"`
+	Max        *fixed.Value     `json:"max"`
 	Categories map[string]int64 `json:"categories,omitempty"`
 }
 
 // Observe folds one numeric value into s.
-func (s *MetricStats) Observe(v float64) {
+func (s *MetricStats) Observe(v fixed.Value) {
 	s.Count++
-	s.Sum += v
-	if s.Min == nil || v < *s.Min {
+	s.Sum = s.Sum.MustAdd(v)
+	if s.Min == nil || v.Cmp(*s.Min) < 0 {
 		s.Min = &v
 	}
-	if s.Max == nil || v > *s.Max {
+	if s.Max == nil || v.Cmp(*s.Max) > 0 {
 		s.Max = &v
 	}
 }
@@ -83,8 +86,8 @@ func (s MetricStats) numeric() int64 {
 }
 
 // RunSummaryUpdate is the additive part of folding delta into the run's summary, as one
-// update (alone, or one action of a transaction): ADD of the counts and of the scaled sums
-// (delta's sums are rounded to millionths), SET of updated_at. Min and max are not in it:
+// update (alone, or one action of a transaction): ADD of the counts and of the sums' limbs,
+// SET of updated_at. Min and max are not in it:
 // see RunSummaryExtremes.
 func RunSummaryUpdate(runID string, delta RunSummary, now time.Time) Update {
 	add := map[string]int64{"num_traces": delta.NumTraces, "num_spans": delta.NumSpans,
@@ -92,7 +95,7 @@ func RunSummaryUpdate(runID string, delta RunSummary, now time.Time) Update {
 	for name, m := range delta.Metrics {
 		if n := m.numeric(); n > 0 {
 			add["mc#"+esc(name)] = n
-			add["ms#"+esc(name)] = Scale(m.Sum)
+			addSum(add, name, m.Sum)
 		}
 		for c, n := range m.Categories {
 			add["k#"+esc(name)+"#"+esc(c)] = n
@@ -186,17 +189,22 @@ func (s *RunSummary) parseAttr(kind, rest string, v any) error {
 		return err
 	}
 	m := s.Metrics[name]
-	f, _ := number(v)
+	f, _ := v.(int64)
 	switch kind {
 	case "mc":
-		m.Count += int64(f)
-	case "ms":
-		n, _ := v.(int64)
-		m.Sum = float64(n) / RollupScale
-	case "mn":
-		m.Min = &f
-	case "mx":
-		m.Max = &f
+		m.Count += f
+	case "ms", "s0", "s1", "s2":
+		m.Sum = m.Sum.MustAdd(limbValue(kind, f))
+	case "mn", "mx":
+		x, err := decimalAttr(v)
+		if err != nil {
+			return err
+		}
+		if kind == "mn" {
+			m.Min = &x
+		} else {
+			m.Max = &x
+		}
 	case "k":
 		c, err := url.QueryUnescape(cat)
 		if err != nil {
@@ -205,8 +213,8 @@ func (s *RunSummary) parseAttr(kind, rest string, v any) error {
 		if m.Categories == nil {
 			m.Categories = map[string]int64{}
 		}
-		m.Categories[c] = int64(f)
-		m.Count += int64(f)
+		m.Categories[c] = f
+		m.Count += f
 	default:
 		return nil
 	}

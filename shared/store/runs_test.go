@@ -1,6 +1,8 @@
 package store_test
 
 import (
+	"github.com/evalobs/evalapi/shared/fixed"
+
 	"errors"
 	"fmt"
 	"sync"
@@ -51,7 +53,7 @@ func TestAddToRunSummaryLosesNoUpdate(t *testing.T) {
 			wg.Go(func() {
 				d := store.RunSummary{NumTraces: 2, NumSpans: 5, NumSessions: 1, Metrics: map[string]store.MetricStats{}}
 				lat := store.MetricStats{}
-				lat.Observe(float64(i))
+				lat.Observe(fixed.FromInt(int64(i)))
 				d.Metrics["latency_ms"] = lat
 				cat := store.MetricStats{}
 				cat.ObserveCategory("yes")
@@ -78,7 +80,7 @@ func TestAddToRunSummaryLosesNoUpdate(t *testing.T) {
 			t.Errorf("counts = %d/%d/%d, want %d/%d/%d", s.NumTraces, s.NumSpans, s.NumSessions, 2*writers, 5*writers, writers)
 		}
 		lat := s.Metrics["latency_ms"]
-		if lat.Count != writers || lat.Sum != 45 || *lat.Min != 0 || *lat.Max != 9 {
+		if lat.Count != writers || lat.Sum != fx(45) || *lat.Min != fx(0) || *lat.Max != fx(9) {
 			t.Errorf("latency stats = %+v (min %v max %v), want count 10 sum 45 min 0 max 9", lat, *lat.Min, *lat.Max)
 		}
 		if n := s.Metrics["tone"].Categories["yes"]; n != writers {
@@ -98,7 +100,7 @@ func TestRunSummaryUpdateInTransaction(t *testing.T) {
 			d := store.RunSummary{NumTraces: int64(len(vals)), NumSpans: 1, Metrics: map[string]store.MetricStats{}}
 			m, c := store.MetricStats{}, store.MetricStats{}
 			for _, v := range vals {
-				m.Observe(v)
+				m.Observe(fx(v))
 				c.ObserveCategory("a#b %")
 			}
 			d.Metrics["score#1"], d.Metrics["tone"] = m, c
@@ -130,9 +132,18 @@ func TestRunSummaryUpdateInTransaction(t *testing.T) {
 		}
 		s := got["run2"]
 		m := s.Metrics["score#1"]
-		if s.NumTraces != 3 || s.NumSpans != 2 || m.Count != 3 || m.Sum != 3 || *m.Min != 0.25 || *m.Max != 2.25 ||
+		if s.NumTraces != 3 || s.NumSpans != 2 || m.Count != 3 || m.Sum != fx(3) || *m.Min != fx(0.25) || *m.Max != fx(2.25) ||
 			s.Metrics["tone"].Categories["a#b %"] != 3 || s.Metrics["tone"].Count != 3 || !s.UpdatedAt.Equal(now) {
 			t.Errorf("summary = %+v, score#1 = %+v (min %v max %v)", s, m, *m.Min, *m.Max)
 		}
 	})
+}
+
+// fx is f as a fixed-point value.
+func fx(f float64) fixed.Value {
+	v, err := fixed.FromFloat(f)
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

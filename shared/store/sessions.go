@@ -38,7 +38,9 @@ type Session struct {
 }
 
 // UserSessionKey is the key of session id of user userID.
-func UserSessionKey(userID, id string) Key { return Key{PK: userPartition(userID), SK: "SESSION#" + id} }
+func UserSessionKey(userID, id string) Key {
+	return Key{PK: userPartition(userID), SK: "SESSION#" + id}
+}
 
 // CreateSession stores a new session whose live refresh token is jti, until expires.
 func CreateSession(ctx context.Context, t Table, s Session, jti string, expires time.Time) error {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/evalobs/evalapi/shared/columns"
+	"github.com/evalobs/evalapi/shared/fixed"
 	"github.com/evalobs/evalapi/shared/store"
 )
 
@@ -40,23 +41,51 @@ func metricsFor(run store.Run) []metricSpec {
 	return out
 }
 
-// stat folds the values of one metric in one cell.
+// stat folds the values of one metric in one cell, exactly (shared/fixed), so that the scan
+// path and the roll-up path answer the same numbers whatever the order of the values.
 type stat struct {
 	n        int64
-	sum      float64
-	min, max float64
+	sum      fixed.Value
+	min, max fixed.Value
 	cats     map[string]int64
 }
 
-func (s *stat) observe(v float64) {
-	if s.n == 0 || v < s.min {
+// observe folds one value in; a value no sum can hold (never accepted since the bound was
+// set) is left out.
+func (s *stat) observe(f float64) {
+	v, err := fixed.FromFloat(f)
+	if err != nil {
+		return
+	}
+	s.observeFixed(v)
+}
+
+func (s *stat) observeFixed(v fixed.Value) {
+	if s.n == 0 || v.Cmp(s.min) < 0 {
 		s.min = v
 	}
-	if s.n == 0 || v > s.max {
+	if s.n == 0 || v.Cmp(s.max) > 0 {
 		s.max = v
 	}
 	s.n++
-	s.sum += v
+	s.sum = s.sum.MustAdd(v)
+}
+
+// merge folds o (of the same metric) into s.
+func (s *stat) merge(o stat) {
+	if o.n > 0 {
+		if s.n == 0 || o.min.Cmp(s.min) < 0 {
+			s.min = o.min
+		}
+		if s.n == 0 || o.max.Cmp(s.max) > 0 {
+			s.max = o.max
+		}
+		s.n += o.n
+		s.sum = s.sum.MustAdd(o.sum)
+	}
+	for c, n := range o.cats {
+		s.category(c, n)
+	}
 }
 
 func (s *stat) category(c string, n int64) {
@@ -67,19 +96,11 @@ func (s *stat) category(c string, n int64) {
 }
 
 func (s *stat) mergeRollup(m *store.RollupMetric) {
+	o := stat{cats: m.Categories}
 	if m.N > 0 && m.Min != nil && m.Max != nil {
-		if s.n == 0 || *m.Min < s.min {
-			s.min = *m.Min
-		}
-		if s.n == 0 || *m.Max > s.max {
-			s.max = *m.Max
-		}
-		s.n += m.N
-		s.sum += m.Sum()
+		o.n, o.sum, o.min, o.max = m.N, m.Sum, *m.Min, *m.Max
 	}
-	for c, n := range m.Categories {
-		s.category(c, n)
-	}
+	s.merge(o)
 }
 
 // value is the roll-up of s by method; nil when s holds nothing the method can use.
@@ -87,19 +108,19 @@ func (s *stat) value(method string) any {
 	switch method {
 	case "average":
 		if s.n > 0 {
-			return s.sum / float64(s.n)
+			return s.sum.Quo(s.n)
 		}
 	case "sum":
 		if s.n > 0 {
-			return s.sum
+			return s.sum.Float64()
 		}
 	case "min":
 		if s.n > 0 {
-			return s.min
+			return s.min.Float64()
 		}
 	case "max":
 		if s.n > 0 {
-			return s.max
+			return s.max.Float64()
 		}
 	case "category_count":
 		if len(s.cats) > 0 {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalobs/evalapi/shared/fixed"
 	"github.com/evalobs/evalapi/shared/store"
 )
 
@@ -97,7 +98,7 @@ func TestIngestIsIdempotentAndKeepsSummaries(t *testing.T) {
 	if s.NumTraces-s0.NumTraces != 2 || s.NumSpans-s0.NumSpans != 2 || s.NumSessions-s0.NumSessions != 1 {
 		t.Errorf("summary counts %+v (before %+v)", s, s0)
 	}
-	if s.Metrics["total_tokens"].Count-s0.Metrics["total_tokens"].Count != 1 || s.Metrics["total_tokens"].Sum-s0.Metrics["total_tokens"].Sum != 7 {
+	if s.Metrics["total_tokens"].Count-s0.Metrics["total_tokens"].Count != 1 || s.Metrics["total_tokens"].Sum.Float64()-s0.Metrics["total_tokens"].Sum.Float64() != 7 {
 		t.Errorf("total_tokens stats %+v", s.Metrics["total_tokens"])
 	}
 	if s.Metrics["tone"].Categories["calm"] != 1 || s.Metrics["correctness"].Count-s0.Metrics["correctness"].Count != 1 {
@@ -165,7 +166,7 @@ func TestIngestConcurrentRollups(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, _ := store.ParseRollup(it)
-	if m := r.Metrics["latency_ms"]; m == nil || *m.Min != 0 || *m.Max != writers*each-1 || r.Count != writers*each {
+	if m := r.Metrics["latency_ms"]; m == nil || *m.Min != fixed.FromInt(0) || *m.Max != fixed.FromInt(writers*each-1) || r.Count != writers*each {
 		t.Errorf("roll-up %+v %+v", r, m)
 	}
 }
@@ -265,7 +266,7 @@ func TestExperimentRun(t *testing.T) {
 		t.Error("the log stream's scorers leaked into the experiment's metrics")
 	}
 	sum, _ := store.GetRunSummaries(t.Context(), h.tbl, []string{expID})
-	if sum[expID].NumTraces != 2 || *sum[expID].Metrics["grade"].Max != 7 {
+	if sum[expID].NumTraces != 2 || *sum[expID].Metrics["grade"].Max != fixed.FromInt(7) {
 		t.Errorf("experiment summary %+v", sum[expID])
 	}
 	// An experiment named as a log stream, and a metrics testing id, are not found.

@@ -1,6 +1,8 @@
 package traces
 
 import (
+	"github.com/evalobs/evalapi/shared/fixed"
+
 	"context"
 	"net/http"
 	"slices"
@@ -174,14 +176,16 @@ func chunks(traces []store.Trace, claimed map[string]bool) [][]store.Trace {
 func summaryDelta(runID string, traces []store.Trace, sessions int64) store.RunSummary {
 	d := store.RunSummary{RunID: runID, NumTraces: int64(len(traces)), NumSessions: sessions,
 		Metrics: map[string]store.MetricStats{}}
-	// Sums are added up in millionths, as the summary keeps them, so that the sum of a
-	// chunk does not depend on the order or the chunking of the traces.
-	scaled := map[string]int64{}
-	observe := func(name string, v float64) {
+	// Sums are exact (shared/fixed), so that the sum of a chunk does not depend on the
+	// order or the chunking of the traces.
+	observe := func(name string, f float64) {
+		v, err := fixed.FromFloat(f)
+		if err != nil { // never, for values within the bound
+			return
+		}
 		s := d.Metrics[name]
 		s.Observe(v)
 		d.Metrics[name] = s
-		scaled[name] += store.Scale(v)
 	}
 	category := func(name, c string) {
 		s := d.Metrics[name]
@@ -209,11 +213,6 @@ func summaryDelta(runID string, traces []store.Trace, sessions int64) store.RunS
 				category(name, strconv.FormatBool(*v.Bool))
 			}
 		}
-	}
-	for name, n := range scaled {
-		s := d.Metrics[name]
-		s.Sum = float64(n) / store.RollupScale
-		d.Metrics[name] = s
 	}
 	return d
 }

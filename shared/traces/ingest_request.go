@@ -1,6 +1,8 @@
 package traces
 
 import (
+	"github.com/evalobs/evalapi/shared/fixed"
+
 	"encoding/json"
 	"fmt"
 	"time"
@@ -138,12 +140,19 @@ func idOrNew(o validate.Obj) string {
 	return uuid.NewString()
 }
 
+// The numbers that are summed (latency, tokens, cost, numeric metric values) are bounded so
+// that their sums are exact (shared/fixed): |v| <= fixed.Bound, 422 beyond it.
+var (
+	summedNonNegative = []validate.Rule{validate.Ge(0), validate.Le(int64(fixed.Bound))}
+	summed            = []validate.Rule{validate.Ge(-int64(fixed.Bound)), validate.Le(int64(fixed.Bound))}
+)
+
 // tokens reads total_tokens, or the sum of input_tokens and output_tokens.
 func tokens(o validate.Obj) *int64 {
-	if n := optInt(o, "total_tokens", validate.Ge(0)); n != nil {
+	if n := optInt(o, "total_tokens", summedNonNegative...); n != nil {
 		return n
 	}
-	in, out := optInt(o, "input_tokens", validate.Ge(0)), optInt(o, "output_tokens", validate.Ge(0))
+	in, out := optInt(o, "input_tokens", summedNonNegative...), optInt(o, "output_tokens", summedNonNegative...)
 	if in == nil && out == nil {
 		return nil
 	}
@@ -152,6 +161,11 @@ func tokens(o validate.Obj) *int64 {
 		if p != nil {
 			n += *p
 		}
+	}
+	if n > int64(fixed.Bound) {
+		o.Get("output_tokens").Add(validate.LessThanEqual(o.Get("output_tokens").Loc(), o.Get("output_tokens").Raw(),
+			int64(fixed.Bound)-*in))
+		return nil
 	}
 	return &n
 }
@@ -169,8 +183,8 @@ func readTrace(v validate.Value, now time.Time) store.Trace {
 		ErrorMessage: optStr(o, "error_message"), ProgressMessage: optStr(o, "progress_message"),
 		SessionID: optUUID(o, "session_id"), Model: optStr(o, "model"), Provider: optStr(o, "provider"),
 		Temperature: optFloat(o, "temperature"), FinishReason: optStr(o, "finish_reason"),
-		LatencyMs: optFloat(o, "latency_ms", validate.Ge(0)), TotalTokens: tokens(o),
-		TotalCost: optFloat(o, "total_cost", validate.Ge(0))}
+		LatencyMs: optFloat(o, "latency_ms", summedNonNegative...), TotalTokens: tokens(o),
+		TotalCost: optFloat(o, "total_cost", summedNonNegative...)}
 	if t := optTime(o, "created_at"); t != nil {
 		tr.CreatedAt = *t
 	}
@@ -209,8 +223,8 @@ func readSpan(v validate.Value, tr store.Trace) store.Span {
 		Model: optStr(o, "model"), Provider: optStr(o, "provider"), Temperature: optFloat(o, "temperature"),
 		FinishReason: optStr(o, "finish_reason"), Tools: optStr(o, "tools"), ToolCallID: optStr(o, "tool_call_id"),
 		AgentType: optStr(o, "agent_type"), AgentName: optStr(o, "agent_name"), StatusCode: optInt(o, "status_code"),
-		LatencyMs: optFloat(o, "latency_ms", validate.Ge(0)), TotalTokens: tokens(o),
-		TotalCost: optFloat(o, "total_cost", validate.Ge(0))}
+		LatencyMs: optFloat(o, "latency_ms", summedNonNegative...), TotalTokens: tokens(o),
+		TotalCost: optFloat(o, "total_cost", summedNonNegative...)}
 	sp.Type, _ = o.Get("type").Required().Enum(spanTypes...)
 	if p := optUUID(o, "parent_id"); p != nil {
 		sp.ParentID = *p
@@ -261,7 +275,7 @@ func readMetrics(v validate.Value) map[string]store.MetricValue {
 				out[name] = store.MetricValue{Error: &e}
 			}
 		default:
-			if f, ok := mv.Float(); ok {
+			if f, ok := mv.Float(summed...); ok {
 				out[name] = store.MetricValue{Number: &f}
 			}
 		}

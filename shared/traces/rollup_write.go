@@ -1,6 +1,8 @@
 package traces
 
 import (
+	"github.com/evalobs/evalapi/shared/fixed"
+
 	"strconv"
 	"time"
 
@@ -69,15 +71,9 @@ func dedupe(vs []string) []string {
 
 func foldTrace(r *store.Rollup, tr *store.Trace) {
 	r.Count++
-	num := func(name string, v float64) {
-		m := r.Metric(name)
-		m.N++
-		m.SumScaled += store.Scale(v)
-		if m.Min == nil || v < *m.Min {
-			m.Min = &v
-		}
-		if m.Max == nil || v > *m.Max {
-			m.Max = &v
+	num := func(name string, f float64) {
+		if v, err := fixed.FromFloat(f); err == nil { // always, for values within the bound
+			r.Metric(name).Observe(v)
 		}
 	}
 	cat := func(name, c string) {

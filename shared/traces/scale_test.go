@@ -1,6 +1,8 @@
 package traces
 
 import (
+	"github.com/evalobs/evalapi/shared/fixed"
+
 	"context"
 	"encoding/json"
 	"sync/atomic"
@@ -38,8 +40,9 @@ func bulkRollups(t testing.TB, tbl store.Table, run store.Run, perMinute int64) 
 		minute := scaleDay.Add(time.Duration(m) * time.Minute)
 		lat := 100.0 + float64(m%7)
 		all := store.Rollup{Minute: minute, Group: store.RollupAll, Count: perMinute}
-		all.Metric(metricLatency).N, all.Metric(metricLatency).SumScaled = perMinute, store.Scale(lat)*perMinute
-		all.Metric(metricLatency).Min, all.Metric(metricLatency).Max = ptr(lat), ptr(lat)
+		lv, _ := fixed.FromFloat(lat)
+		lm := all.Metric(metricLatency)
+		lm.N, lm.Sum, lm.Min, lm.Max = perMinute, mulFixed(lv, perMinute), &lv, &lv
 		items = append(items, store.RollupItem(run.ID, all))
 		for i, model := range models {
 			n := perMinute / 3
@@ -159,4 +162,16 @@ func TestTooWideScanAtScale(t *testing.T) {
 	if _, err := runSearch(t.Context(), ic, run, q, 500_000); err != nil {
 		t.Fatalf("narrow query: %v", err)
 	}
+}
+
+// mulFixed is v times n, by repeated doubling (exact).
+func mulFixed(v fixed.Value, n int64) fixed.Value {
+	var out fixed.Value
+	for ; n > 0; n >>= 1 {
+		if n&1 == 1 {
+			out = out.MustAdd(v)
+		}
+		v = v.MustAdd(v)
+	}
+	return out
 }

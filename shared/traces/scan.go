@@ -133,22 +133,6 @@ func (a *aggregator) merge(o *aggregator) {
 func (c *cell) merge(o *cell) {
 	c.count += o.count
 	for i := range c.stats {
-		c.stats[i].merge(&o.stats[i])
-	}
-}
-
-func (s *stat) merge(o *stat) {
-	if o.n > 0 {
-		if s.n == 0 || o.min < s.min {
-			s.min = o.min
-		}
-		if s.n == 0 || o.max > s.max {
-			s.max = o.max
-		}
-		s.n += o.n
-		s.sum += o.sum
-	}
-	for c, n := range o.cats {
-		s.category(c, n)
+		c.stats[i].merge(o.stats[i])
 	}
 }

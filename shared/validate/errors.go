@@ -202,6 +202,11 @@ func FiniteNumber(loc []any, input any) Error {
 	return Error{Type: "finite_number", Loc: loc, Msg: "Input should be a finite number", Input: input}
 }
 
+// NotStorable is a finite number outside the range the table can store (Storable).
+func NotStorable(loc []any, input any) Error {
+	return ValueError(loc, input, "the number is outside the range that can be stored: 0, or 1e-130 to 9.9999999999999999999999999999999999999e+125 in magnitude")
+}
+
 func BoolType(loc []any, input any) Error {
 	return Error{Type: "bool_type", Loc: loc, Msg: "Input should be a valid boolean", Input: input}
 }

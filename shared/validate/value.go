@@ -232,10 +232,46 @@ func (v Value) Float(rules ...Rule) (float64, bool) {
 		v.errs.Add(FiniteNumber(v.loc, v.raw))
 		return 0, false
 	}
+	if !Storable(f) {
+		if math.Abs(f) < MinStorable && hasRule(rules, "tiny0") {
+			f = 0
+		} else {
+			v.errs.Add(NotStorable(v.loc, v.raw))
+			return 0, false
+		}
+	}
 	if !v.inRange(f, rules) {
 		return 0, false
 	}
 	return f, true
+}
+
+// The magnitudes a number may have to be stored: DynamoDB's number type holds 0 and
+// magnitudes from 1e-130 to 9.9999999999999999999999999999999999999e125. Every number a
+// request carries to the table is checked against them, so that it is a 422 at its location
+// rather than a refused write.
+const (
+	MinStorable = 1e-130
+	MaxStorable = 9.9999999999999999999999999999999999999e125
+)
+
+// Storable reports whether f can be stored.
+func Storable(f float64) bool {
+	a := math.Abs(f)
+	return f == 0 || (a >= MinStorable && a <= MaxStorable)
+}
+
+// StoreTinyAsZero is the rule of a number where a magnitude too small to store means 0 (a
+// sampling rate of 1e-300 is a rate of 0, as SPEC-DECISIONS.md says).
+func StoreTinyAsZero() Rule { return Rule{kind: "tiny0"} }
+
+func hasRule(rules []Rule, kind string) bool {
+	for _, r := range rules {
+		if r.kind == kind {
+			return true
+		}
+	}
+	return false
 }
 
 func (v Value) inRange(f float64, rules []Rule) bool {
