@@ -11,14 +11,16 @@
 //
 //	minute hour day-of-month month day-of-week
 //
-// Each field is a comma-separated list of items; an item is one of
+// Each field is a comma-separated list of items:
 //
-//	*          every value of the field
-//	N          one value
-//	N-M        the values N to M, N <= M (no wrap-around)
-//	*/S        every S-th value from the field's first
-//	N/S        every S-th value from N to the field's last
-//	N-M/S      every S-th value from N to M
+//	item     values
+//	-----    ------------------------------------------
+//	*        every value of the field
+//	N        one value
+//	N-M      N to M, N <= M (no wrap-around)
+//	*/S      every S-th value from the field's first
+//	N/S      every S-th value from N to the field's last
+//	N-M/S    every S-th value from N to M
 //
 // with S from 1 to the width of the field minus one, and values
 //
@@ -26,7 +28,7 @@
 //	hour          0-23
 //	day-of-month  1-31
 //	month         1-12 or JAN-DEC
-//	day-of-week   0-7 or SUN-SAT (0 and 7 are Sunday)
+//	day-of-week   0-7 or SUN-SAT (0 and 7 are Sunday; * and N/S end at 6)
 //
 // Names are three letters in any case and may end a range (MON-FRI). `?` is accepted as the
 // whole day-of-month or day-of-week field and means `*`, as in EventBridge and Quartz.
