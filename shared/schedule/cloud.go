@@ -13,8 +13,8 @@ import (
 // A retried invocation carries the same scheduled time, which is what makes Fire.Key stable.
 const ScheduledTimeAttribute = "<aws.scheduler.scheduled-time>"
 
-// namePrefix starts every schedule name; the configuration id follows.
-const namePrefix = "signals-"
+// NamePrefix starts every schedule name; the configuration id follows.
+const NamePrefix = "signals-"
 
 // validName reports whether EventBridge Scheduler takes name as a schedule name: 1 to 64
 // characters of [0-9a-zA-Z-_.] (CreateSchedule, Name).
@@ -48,7 +48,7 @@ type CloudSchedule struct {
 // ScheduleName is the name of a configuration's schedule: one name per configuration, so a
 // replace (an upsert under the same name) never leaves two schedules.
 func ScheduleName(configurationID string) (string, error) {
-	name := namePrefix + configurationID
+	name := NamePrefix + configurationID
 	if !validName(name) {
 		return "", fmt.Errorf("schedule: configuration id %q cannot name a schedule", configurationID)
 	}
