@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -50,20 +51,47 @@ func New(s Spec) (Schedule, error) {
 	return sch, nil
 }
 
-// LoadLocation reads an IANA time zone name; "" is UTC. "Local" names the server's zone,
-// which no caller can mean, and is refused like an unknown name.
+// LoadLocation reads an IANA time zone name; "" is UTC. Refused like an unknown name:
+// "Local" (the server's zone, which no caller can mean), the files of a system zoneinfo
+// directory that are not zones of the embedded database (posix/..., right/..., localtime,
+// posixrules), which would load on a developer machine and not in a Lambda, and names
+// longer than EventBridge Scheduler's 50 characters (ScheduleExpressionTimezone).
 func LoadLocation(name string) (*time.Location, error) {
 	if name == "" {
 		return time.UTC, nil
 	}
-	if name == "Local" {
-		return nil, &Error{Field: "timezone", Msg: fmt.Sprintf("unknown time zone '%s'", name)}
+	unknown := &Error{Field: "timezone", Msg: fmt.Sprintf("unknown time zone '%s'", name)}
+	if len(name) > 50 || !zoneName(name) {
+		return nil, unknown
 	}
 	loc, err := time.LoadLocation(name)
 	if err != nil {
-		return nil, &Error{Field: "timezone", Msg: fmt.Sprintf("unknown time zone '%s'", name)}
+		return nil, unknown
 	}
 	return loc, nil
+}
+
+// zoneName reports whether name has the shape of a zone of the IANA database (Area/Place,
+// Etc/GMT+5, UTC) and is none of the special names above.
+func zoneName(name string) bool {
+	switch name {
+	case "Local", "localtime", "posixrules", "Factory":
+		return false
+	}
+	if strings.HasPrefix(name, "posix/") || strings.HasPrefix(name, "right/") {
+		return false
+	}
+	for part := range strings.SplitSeq(name, "/") {
+		if part == "" || !(part[0] >= 'A' && part[0] <= 'Z' || part[0] >= 'a' && part[0] <= 'z') {
+			return false
+		}
+		for _, r := range part {
+			if !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '+') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // dayStart is the first instant of the local day `addDays` after the date.

@@ -86,10 +86,18 @@ func TestScheduleBounds(t *testing.T) {
 }
 
 func TestLoadLocation(t *testing.T) {
-	for name, want := range map[string]string{"": "UTC", "UTC": "UTC", "Australia/Lord_Howe": "Australia/Lord_Howe"} {
+	for name, want := range map[string]string{"": "UTC", "UTC": "UTC", "Australia/Lord_Howe": "Australia/Lord_Howe",
+		"America/Argentina/Buenos_Aires": "America/Argentina/Buenos_Aires", "Etc/GMT+5": "Etc/GMT+5", "America/Port-au-Prince": "America/Port-au-Prince"} {
 		loc, err := LoadLocation(name)
 		if err != nil || loc.String() != want {
 			t.Errorf("LoadLocation(%q) = %v, %v; want %s", name, loc, err, want)
+		}
+	}
+	for _, name := range []string{"Local", "localtime", "posixrules", "Factory", "posix/Europe/Paris", "right/UTC", "Europe/Nowhere",
+		"../etc/passwd", "/Europe/Paris", "Europe//Paris", "Europe/Paris/", "utc ", "Europe/" + strings.Repeat("x", 50)} {
+		var e *Error
+		if _, err := LoadLocation(name); !errors.As(err, &e) || e.Field != "timezone" || e.Msg != "unknown time zone '"+name+"'" {
+			t.Errorf("LoadLocation(%q) = %v; want unknown time zone", name, err)
 		}
 	}
 }
