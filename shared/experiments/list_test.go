@@ -1,8 +1,6 @@
 package experiments
 
 import (
-	"github.com/evalobs/evalapi/shared/fixed"
-
 	"fmt"
 	"testing"
 	"time"
@@ -10,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/evalobs/evalapi/shared/apitest"
+	"github.com/evalobs/evalapi/shared/fixed"
 	"github.com/evalobs/evalapi/shared/store"
 )
 

@@ -1,14 +1,13 @@
 package store_test
 
 import (
-	"github.com/evalobs/evalapi/shared/fixed"
-
 	"errors"
 	"fmt"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/evalobs/evalapi/shared/fixed"
 	"github.com/evalobs/evalapi/shared/store"
 )
 

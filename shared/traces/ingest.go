@@ -1,8 +1,6 @@
 package traces
 
 import (
-	"github.com/evalobs/evalapi/shared/fixed"
-
 	"context"
 	"net/http"
 	"slices"
@@ -12,6 +10,7 @@ import (
 	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/columns"
+	"github.com/evalobs/evalapi/shared/fixed"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"

@@ -1,14 +1,13 @@
 package traces
 
 import (
-	"github.com/evalobs/evalapi/shared/fixed"
-
 	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/evalobs/evalapi/shared/fixed"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
 )

@@ -1,12 +1,11 @@
 package traces
 
 import (
-	"github.com/evalobs/evalapi/shared/fixed"
-
 	"strconv"
 	"time"
 
 	"github.com/evalobs/evalapi/shared/columns"
+	"github.com/evalobs/evalapi/shared/fixed"
 	"github.com/evalobs/evalapi/shared/store"
 )
 

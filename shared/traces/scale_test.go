@@ -1,8 +1,6 @@
 package traces
 
 import (
-	"github.com/evalobs/evalapi/shared/fixed"
-
 	"context"
 	"encoding/json"
 	"sync/atomic"
@@ -10,6 +8,7 @@ import (
 	"time"
 
 	"github.com/evalobs/evalapi/infra/testenv"
+	"github.com/evalobs/evalapi/shared/fixed"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/store/storecount"
 )
