@@ -70,14 +70,36 @@ func (g *generator) trace(i int) store.Trace {
 			Severity: "high", ErrorType: "llm_api_error", ErrorGroup: "scorer", Retriable: true}}
 	}
 	id := uuid.NewString()
-	return store.Trace{
-		ID: id, CreatedAt: at, Type: "trace", Name: names[g.rnd.IntN(len(names))], Input: q,
-		Output: fmt.Sprintf("Here is what I found about %q.", q), Tags: tags, StatusCode: &status,
-		IsComplete: true, HasChildren: true, SessionID: ptr(g.session), Model: ptr(m.model), Provider: ptr(m.provider),
-		Temperature: ptr(0.2), FinishReason: ptr("stop"), LatencyMs: &latency, TotalTokens: &tokens, TotalCost: &cost,
-		Metrics: metrics,
-		Spans: []store.Span{{ID: uuid.NewString(), ParentID: id, Type: "llm", Name: "generate", Input: q, CreatedAt: at,
-			Model: ptr(m.model), Provider: ptr(m.provider), Temperature: ptr(0.2), FinishReason: ptr("stop"),
-			LatencyMs: &latency, TotalTokens: &tokens, TotalCost: &cost}},
+	answer := fmt.Sprintf("Here is what I found about %q.", q)
+	usage := store.Usage{LatencyMs: &latency, TotalTokens: &tokens, TotalCost: &cost}
+	tr := store.Trace{
+		ID: id, CreatedAt: at, Type: "trace", Name: names[g.rnd.IntN(len(names))],
+		RecordContent: store.RecordContent{Input: store.StringContent(q), Output: store.StringContent(answer)},
+		Tags:          tags, StatusCode: &status, IsComplete: true, HasChildren: true, SessionID: ptr(g.session),
+		Model: ptr(m.model), Provider: ptr(m.provider), Temperature: ptr(0.2), FinishReason: ptr("stop"),
+		Usage: usage, Metrics: metrics,
 	}
+	// An agent that searches documents, asks the model and sometimes calls a tool: the
+	// nested spans a logging client sends, with message-list and document content.
+	agent := store.Span{ID: uuid.NewString(), TraceID: id, ParentID: id, Depth: 1, Type: "agent", Name: "assistant",
+		AgentType: ptr("default"), CreatedAt: at, HasChildren: true, IsComplete: true,
+		RecordContent: store.RecordContent{Input: store.StringContent(q), Output: store.StringContent(answer)}}
+	docs := fmt.Sprintf(`[{"content":"Notes on %s.","metadata":{"source":"kb","score":0.92}},{"content":"FAQ entry.","metadata":{"source":"faq","score":0.71}}]`, q)
+	retriever := store.Span{ID: uuid.NewString(), TraceID: id, ParentID: agent.ID, Depth: 2, Type: "retriever",
+		Name: "search_docs", CreatedAt: at, IsComplete: true,
+		RecordContent: store.RecordContent{Input: store.StringContent(q), Output: store.Content(docs)}}
+	msgs := fmt.Sprintf(`[{"role":"system","content":"You answer from the documents."},{"role":"user","content":%q}]`, q)
+	llm := store.Span{ID: uuid.NewString(), TraceID: id, ParentID: agent.ID, Depth: 2, Type: "llm", Name: "generate",
+		CreatedAt: at, IsComplete: true, Model: ptr(m.model), Provider: ptr(m.provider), Temperature: ptr(0.2),
+		FinishReason: ptr("stop"), Usage: usage,
+		RecordContent: store.RecordContent{Input: store.Content(msgs),
+			Output: store.Content(fmt.Sprintf(`{"role":"assistant","content":%q}`, answer))}}
+	tr.Spans = []store.Span{agent, retriever, llm}
+	if g.rnd.IntN(4) == 0 {
+		tr.Spans = append(tr.Spans, store.Span{ID: uuid.NewString(), TraceID: id, ParentID: agent.ID, Depth: 2,
+			Type: "tool", Name: "calculator", ToolCallID: ptr("call_" + id[:8]), CreatedAt: at, IsComplete: true,
+			RecordContent: store.RecordContent{Input: store.StringContent(`{"expression":"6*7"}`), Output: store.StringContent("42")}})
+	}
+	tr.NumSpans = int64(len(tr.Spans))
+	return tr
 }

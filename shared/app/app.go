@@ -25,6 +25,7 @@ import (
 	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
+	"github.com/evalobs/evalapi/shared/payload"
 	"github.com/evalobs/evalapi/shared/secrets"
 	"github.com/evalobs/evalapi/shared/store"
 )
@@ -35,6 +36,9 @@ type Deps struct {
 	Config  Config
 	Table   store.Table
 	Secrets secrets.Store
+	// Payloads keeps record contents too large for the table (S3 in the cloud, the data
+	// directory locally, memory in tests).
+	Payloads payload.Store
 	Log     *slog.Logger
 	Now     func() time.Time
 	// Auth authenticates requests: its Authenticate middleware guards every operation but

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
+	"github.com/evalobs/evalapi/shared/payload"
 	"github.com/evalobs/evalapi/shared/secrets"
 	"github.com/evalobs/evalapi/shared/secrets/awssm"
 	"github.com/evalobs/evalapi/shared/store/dynamo"
@@ -36,7 +37,15 @@ func NewCloud(ctx context.Context, cfg Config, log *slog.Logger, getenv func(str
 	if err != nil {
 		return Deps{}, err
 	}
-	return NewDeps(cfg, log, dynamo.New(c.DynamoDB, cfg.TableName), secrets.Cached(sm, SecretsCacheTTL))
+	d, err := NewDeps(cfg, log, dynamo.New(c.DynamoDB, cfg.TableName), secrets.Cached(sm, SecretsCacheTTL))
+	if err != nil {
+		return Deps{}, err
+	}
+	if cfg.PayloadBucket != "" {
+		d.Payloads = &payload.S3{Bucket: cfg.PayloadBucket, Region: awsCfg.Region, Credentials: awsCfg.Credentials,
+			Endpoint: cfg.S3Endpoint}
+	}
+	return d, nil
 }
 
 // LambdaAWSConfig is the AWS configuration of a Lambda function, read from the variables the

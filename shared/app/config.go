@@ -34,6 +34,10 @@ type Config struct {
 	// Endpoints of emulators (DynamoDB Local, moto); empty means AWS itself.
 	DynamoDBEndpoint       string // DYNAMODB_ENDPOINT
 	SecretsManagerEndpoint string // SECRETSMANAGER_ENDPOINT
+	// PayloadBucket (PAYLOAD_BUCKET) is the S3 bucket of large record contents; S3Endpoint
+	// (S3_ENDPOINT) an emulator's address for it.
+	PayloadBucket string
+	S3Endpoint    string
 
 	LogLevel        slog.Level    // LOG_LEVEL: DEBUG, INFO, WARN or ERROR
 	AccessTokenTTL  time.Duration // ACCESS_TOKEN_TTL: a Go duration or seconds
@@ -67,6 +71,8 @@ func ReadConfig(host Host, getenv func(string) string) (Config, error) {
 		APIKeyPepperARN:        strings.TrimSpace(getenv("API_KEY_PEPPER_ARN")),
 		DynamoDBEndpoint:       strings.TrimSpace(getenv("DYNAMODB_ENDPOINT")),
 		SecretsManagerEndpoint: strings.TrimSpace(getenv("SECRETSMANAGER_ENDPOINT")),
+		PayloadBucket:          strings.TrimSpace(getenv("PAYLOAD_BUCKET")),
+		S3Endpoint:             strings.TrimSpace(getenv("S3_ENDPOINT")),
 	}
 	var problems []string
 	if host == Local {

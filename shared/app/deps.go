@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/evalobs/evalapi/shared/auth"
+	"github.com/evalobs/evalapi/shared/payload"
 	"github.com/evalobs/evalapi/shared/secrets"
 	"github.com/evalobs/evalapi/shared/store"
 )
@@ -26,5 +27,6 @@ func NewDeps(cfg Config, log *slog.Logger, tbl store.Table, sec secrets.Store) (
 	if err != nil {
 		return Deps{}, fmt.Errorf("auth: %w", err)
 	}
-	return Deps{Config: cfg, Table: tbl, Secrets: sec, Log: log, Now: time.Now, Auth: a}, nil
+	// Payloads default to memory; the cloud and local hosts replace them with S3 or a folder.
+	return Deps{Config: cfg, Table: tbl, Secrets: sec, Log: log, Now: time.Now, Auth: a, Payloads: payload.NewMemory()}, nil
 }

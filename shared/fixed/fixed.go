@@ -284,6 +284,9 @@ func mulSmall(a Value, m uint64) Value {
 	return out
 }
 
+// Neg returns -a.
+func (a Value) Neg() Value { return a.neg() }
+
 func (a Value) neg() Value {
 	lo, borrow := bits.Sub64(0, a.lo, 0)
 	return Value{hi: -a.hi - int64(borrow), lo: lo}

@@ -133,6 +133,85 @@ func (r *Rollup) Metric(name string) *RollupMetric {
 	return m
 }
 
+// Negated is what taking r's traces out of its item adds: every count and sum negated, no
+// min or max (those cannot be subtracted: RecomputeExtremes).
+func (r Rollup) Negated() Rollup {
+	out := Rollup{Level: r.Level, Minute: r.Minute, Group: r.Group, Value: r.Value, Count: -r.Count}
+	for name, m := range r.Metrics {
+		n := out.Metric(name)
+		n.N, n.Sum = -m.N, m.Sum.Neg()
+		for c, k := range m.Categories {
+			if n.Categories == nil {
+				n.Categories = map[string]int64{}
+			}
+			n.Categories[c] = -k
+		}
+	}
+	for code, e := range r.Errors {
+		if out.Errors == nil {
+			out.Errors = map[int64]RollupError{}
+		}
+		out.Errors[code] = RollupError{Count: -e.Count}
+	}
+	return out
+}
+
+// Plus folds o (a delta of the same item) into r; extremes are kept from either.
+func (r *Rollup) Plus(o Rollup) {
+	r.Count += o.Count
+	for name, m := range o.Metrics {
+		n := r.Metric(name)
+		n.N += m.N
+		n.Sum = n.Sum.MustAdd(m.Sum)
+		if m.Min != nil && (n.Min == nil || m.Min.Cmp(*n.Min) < 0) {
+			n.Min = m.Min
+		}
+		if m.Max != nil && (n.Max == nil || m.Max.Cmp(*n.Max) > 0) {
+			n.Max = m.Max
+		}
+		for c, k := range m.Categories {
+			if n.Categories == nil {
+				n.Categories = map[string]int64{}
+			}
+			n.Categories[c] += k
+		}
+	}
+	for code, e := range o.Errors {
+		if r.Errors == nil {
+			r.Errors = map[int64]RollupError{}
+		}
+		cur := r.Errors[code]
+		cur.Count += e.Count
+		if e.Count > 0 {
+			cur.Last = e.Last
+		}
+		r.Errors[code] = cur
+	}
+}
+
+// IsZero reports whether folding r in would change nothing but its extremes.
+func (r Rollup) IsZero() bool {
+	if r.Count != 0 {
+		return false
+	}
+	for _, m := range r.Metrics {
+		if m.N != 0 || !m.Sum.IsZero() || m.Min != nil {
+			return false
+		}
+		for _, k := range m.Categories {
+			if k != 0 {
+				return false
+			}
+		}
+	}
+	for _, e := range r.Errors {
+		if e.Count != 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // RollupItem is the item of r for runID as a bulk writer puts it (tests, backfills).
 func RollupItem(runID string, r Rollup) Item {
 	k := RollupKey(runID, r.Level, r.Group, r.Minute, r.Value)
@@ -156,6 +235,9 @@ func rollupStatic(r Rollup) map[string]any {
 	set := map[string]any{AttrEntity: EntityRollup, "minute": r.Minute.UTC().Format(minuteLayout), "group": r.Group,
 		"value": r.Value, "level": string(r.Level)}
 	for code, e := range r.Errors {
+		if e.Count <= 0 { // taking errors out leaves the last error record as it was
+			continue
+		}
 		doc, _ := json.Marshal(e.Last)
 		set[fmt.Sprintf("ed#%d", code)] = string(doc)
 	}
@@ -187,6 +269,9 @@ func RollupUpdate(runID string, delta Rollup) Update {
 	return Update{Key: RollupKey(runID, delta.Level, delta.Group, delta.Minute, delta.Value),
 		Set: rollupStatic(delta), Add: rollupAdds(delta)}
 }
+
+// ExtremeAttrs are the attributes of a metric's min and max in a roll-up item.
+func ExtremeAttrs(metric string) (min, max string) { return "mn#" + esc(metric), "mx#" + esc(metric) }
 
 // RollupExtremes are the min and max that delta brings to its roll-up item.
 func RollupExtremes(delta Rollup) []Extreme {

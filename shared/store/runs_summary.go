@@ -67,6 +67,52 @@ func (s *MetricStats) Observe(v fixed.Value) {
 	}
 }
 
+// Negated is what taking a summary delta's traces out adds: counts and sums negated, no
+// min or max.
+func (s RunSummary) Negated() RunSummary {
+	out := RunSummary{RunID: s.RunID, NumTraces: -s.NumTraces, NumSpans: -s.NumSpans, NumSessions: -s.NumSessions,
+		Metrics: map[string]MetricStats{}}
+	for name, m := range s.Metrics {
+		n := MetricStats{Count: -m.Count, Sum: m.Sum.Neg()}
+		for c, k := range m.Categories {
+			if n.Categories == nil {
+				n.Categories = map[string]int64{}
+			}
+			n.Categories[c] = -k
+		}
+		out.Metrics[name] = n
+	}
+	return out
+}
+
+// Plus folds o into s (counts and sums; extremes are kept from either).
+func (s *RunSummary) Plus(o RunSummary) {
+	s.NumTraces += o.NumTraces
+	s.NumSpans += o.NumSpans
+	s.NumSessions += o.NumSessions
+	if s.Metrics == nil {
+		s.Metrics = map[string]MetricStats{}
+	}
+	for name, m := range o.Metrics {
+		cur := s.Metrics[name]
+		cur.Count += m.Count
+		cur.Sum = cur.Sum.MustAdd(m.Sum)
+		if m.Min != nil && (cur.Min == nil || m.Min.Cmp(*cur.Min) < 0) {
+			cur.Min = m.Min
+		}
+		if m.Max != nil && (cur.Max == nil || m.Max.Cmp(*cur.Max) > 0) {
+			cur.Max = m.Max
+		}
+		for c, k := range m.Categories {
+			if cur.Categories == nil {
+				cur.Categories = map[string]int64{}
+			}
+			cur.Categories[c] += k
+		}
+		s.Metrics[name] = cur
+	}
+}
+
 // ObserveCategory folds one categorical value into s.
 func (s *MetricStats) ObserveCategory(c string) {
 	s.Count++

@@ -9,30 +9,45 @@ import (
 	"time"
 )
 
-// Traces: the records of a run, each with its spans and metric values, stored in the run's
-// partition in time order so that a metrics search reads one contiguous sort-key range.
+// Traces, spans and sessions: the records of a run (a log stream or an experiment).
 //
-//	record   PK             SK                                        notes
-//	trace    RUN#<run id>   TRACE#<created_at fixed width>#<trace id>  doc holds the trace as JSON; org_id scopes it
+//	record   PK                    SK                                        indexes
+//	trace    RUN#<run id>          TRACE#<created_at fixed width>#<id>       GSI1 REC#<id> / trace; GSI2 SESSTRACES#<session> / <created_at>#<id>
+//	span     TRACE#<trace id>      SPAN#<span id>                            GSI1 REC#<id> / span; GSI2 RUNSPANS#<run> / <created_at>#<id>
+//	session  RUN#<run id>          SESS#<created_at fixed width>#<id>        GSI1 REC#<id> / session; GSI2 SESSEXT#<run>#<external id> / <id>
+//
+// Traces sit in their run's partition in time order, so that a metrics search or a trace
+// search reads one contiguous sort-key range; any record is found by id with one query of
+// GSI1 (ids are UUIDs); a trace's spans are one query of its own partition. A record's item
+// holds its header (every column a filter, a sort or an aggregate reads) as JSON in doc and
+// its content (input, output, their redacted forms, tools, events) as JSON in content, so
+// that a scan decodes content only for what it returns or filters on.
 
-// EntityTrace names the trace records.
-const EntityTrace = "trace"
+// Entity names of the records.
+const (
+	EntityTrace      = "trace"
+	EntitySpan       = "span"
+	EntityLogSession = "log_session"
+)
 
-// traceTimeLayout is RFC 3339 in UTC with nine fraction digits always written, so that sort
+// recordTimeLayout is RFC 3339 in UTC with nine fraction digits always written, so that sort
 // keys order as times do.
-const traceTimeLayout = "2006-01-02T15:04:05.000000000Z"
+const recordTimeLayout = "2006-01-02T15:04:05.000000000Z"
 
 // TraceKey is the key of trace id of a run, created at createdAt.
 func TraceKey(runID string, createdAt time.Time, id string) Key {
-	return Key{PK: "RUN#" + runID, SK: "TRACE#" + createdAt.UTC().Format(traceTimeLayout) + "#" + id}
+	return Key{PK: "RUN#" + runID, SK: "TRACE#" + createdAt.UTC().Format(recordTimeLayout) + "#" + id}
 }
 
 // TraceRange is the query of the traces of a run created in [from, to): a trace created at
 // exactly to sorts after "TRACE#<to>" and is left out.
 func TraceRange(runID string, from, to time.Time) Query {
 	return Query{PK: "RUN#" + runID, SKOp: SKBetween,
-		From: "TRACE#" + from.UTC().Format(traceTimeLayout), To: "TRACE#" + to.UTC().Format(traceTimeLayout)}
+		From: "TRACE#" + from.UTC().Format(recordTimeLayout), To: "TRACE#" + to.UTC().Format(recordTimeLayout)}
 }
+
+// recordIndexKey is the GSI1 partition of a record: any record by id.
+func recordIndexKey(id string) string { return "REC#" + id }
 
 // ScorerError is an error a scorer recorded instead of a value (a StandardError).
 type ScorerError struct {
@@ -45,7 +60,7 @@ type ScorerError struct {
 	Blocking   bool   `json:"blocking,omitempty"`
 }
 
-// MetricValue is one scorer's result on a trace: a number, a category (a string or a
+// MetricValue is one scorer's result on a record: a number, a category (a string or a
 // boolean), or an error. Exactly one is set. Stored as a tagged object ({"n": 0.5}), which
 // the standard decoder reads without a custom method: the scan decodes millions of them.
 type MetricValue struct {
@@ -55,34 +70,28 @@ type MetricValue struct {
 	Error    *ScorerError `json:"e,omitempty"`
 }
 
-// Span is one step of a trace.
-type Span struct {
-	ID           string            `json:"id"`
-	ParentID     string            `json:"parent_id"`
-	Type         string            `json:"type"`
-	Name         string            `json:"name"`
-	Input        string            `json:"input"`
-	Output       string            `json:"output"`
-	CreatedAt    time.Time         `json:"created_at"`
-	StepNumber   *int64            `json:"step_number,omitempty"`
-	Model        *string           `json:"model,omitempty"`
-	Provider     *string           `json:"provider,omitempty"`
-	Temperature  *float64          `json:"temperature,omitempty"`
-	FinishReason *string           `json:"finish_reason,omitempty"`
-	Tools        *string           `json:"tools,omitempty"`
-	ToolCallID   *string           `json:"tool_call_id,omitempty"`
-	AgentType    *string           `json:"agent_type,omitempty"`
-	AgentName    *string           `json:"agent_name,omitempty"`
-	StatusCode   *int64            `json:"status_code,omitempty"`
-	LatencyMs    *float64          `json:"latency_ms,omitempty"`
-	TotalTokens  *int64            `json:"total_tokens,omitempty"`
-	TotalCost    *float64          `json:"total_cost,omitempty"`
-	Metadata     map[string]string `json:"metadata,omitempty"`
-	Control      map[string]string `json:"control,omitempty"` // control_id, check_stage, applies_to, evaluator_name, selector_path
+// RecordContent is the content of a trace, span or session: stored apart from the header.
+type RecordContent struct {
+	Input          Content `json:"input,omitempty"`
+	Output         Content `json:"output,omitempty"`
+	RedactedInput  Content `json:"redacted_input,omitempty"`
+	RedactedOutput Content `json:"redacted_output,omitempty"`
+	Tools          Content `json:"tools,omitempty"`  // llm spans: the tool definitions
+	Events         Content `json:"events,omitempty"` // llm spans: reasoning, tool calls...
 }
 
-// Trace is one record of a run with its spans. Optional columns are pointers: nil means the
-// trace holds no value (a filter on that column does not match it).
+// Usage are the usage columns every record kind carries (the client's metrics object).
+type Usage struct {
+	LatencyMs          *float64 `json:"latency_ms,omitempty"`
+	TotalTokens        *int64   `json:"total_tokens,omitempty"`
+	InputTokens        *int64   `json:"input_tokens,omitempty"`
+	OutputTokens       *int64   `json:"output_tokens,omitempty"`
+	TimeToFirstTokenNs *int64   `json:"time_to_first_token_ns,omitempty"`
+	TotalCost          *float64 `json:"total_cost,omitempty"`
+}
+
+// Trace is one record of a run. Optional columns are pointers: nil means the trace holds no
+// value (a filter on that column does not match it).
 type Trace struct {
 	ID                     string                 `json:"id"`
 	RunID                  string                 `json:"run_id"`
@@ -92,30 +101,29 @@ type Trace struct {
 	UpdatedAt              *time.Time             `json:"updated_at,omitempty"`
 	Type                   string                 `json:"type"`
 	Name                   string                 `json:"name"`
-	Input                  string                 `json:"input"`
-	Output                 string                 `json:"output"`
 	Tags                   []string               `json:"tags,omitempty"`
 	StatusCode             *int64                 `json:"status_code,omitempty"`
 	ExternalID             *string                `json:"external_id,omitempty"`
 	DatasetInput           *string                `json:"dataset_input,omitempty"`
 	DatasetOutput          *string                `json:"dataset_output,omitempty"`
 	DatasetGeneratedOutput *string                `json:"dataset_generated_output,omitempty"`
+	DatasetMetadata        map[string]string      `json:"dataset_metadata,omitempty"`
 	ErrorMessage           *string                `json:"error_message,omitempty"`
 	ProgressMessage        *string                `json:"progress_message,omitempty"`
 	IsComplete             bool                   `json:"is_complete"`
 	HasChildren            bool                   `json:"has_children"`
+	NumSpans               int64                  `json:"num_spans,omitempty"`
 	SessionID              *string                `json:"session_id,omitempty"`
 	Model                  *string                `json:"model,omitempty"`
 	Provider               *string                `json:"provider,omitempty"`
 	Temperature            *float64               `json:"temperature,omitempty"`
 	FinishReason           *string                `json:"finish_reason,omitempty"`
-	LatencyMs              *float64               `json:"latency_ms,omitempty"`
-	TotalTokens            *int64                 `json:"total_tokens,omitempty"`
-	TotalCost              *float64               `json:"total_cost,omitempty"`
-	Metadata               map[string]string      `json:"metadata,omitempty"`
-	Metrics                map[string]MetricValue `json:"metrics,omitempty"`
-	// Spans are stored in an attribute of their own, so that a metrics scan, which needs
-	// none of them, does not decode them (DecodeTrace leaves them out; DecodeTraceWithSpans reads them).
+	Usage
+	Metadata map[string]string      `json:"metadata,omitempty"` // the client's user_metadata
+	Metrics  map[string]MetricValue `json:"metrics,omitempty"`
+	// Content is read only when asked for (DecodeTraceContent): a scan of headers leaves it.
+	RecordContent `json:"-"`
+	// Spans are the spans an ingestion writes with the trace (items of their own).
 	Spans []Span `json:"-"`
 }
 
@@ -123,8 +131,8 @@ type Trace struct {
 const traceWriters = 8
 
 // PutTraces writes each trace unless a trace of the same id and creation time exists, and
-// reports which were written. A retried request thus writes (and its caller counts) nothing
-// twice. The trace is kept as one JSON attribute, which the metrics scan decodes directly.
+// reports which were written (bulk writers in tests and benchmarks; ingestion writes traces
+// with everything they add in transactions). Spans are not written.
 func PutTraces(ctx context.Context, t Table, traces []Trace) ([]bool, error) {
 	written := make([]bool, len(traces))
 	errs := make([]error, len(traces))
@@ -150,8 +158,8 @@ func PutTraces(ctx context.Context, t Table, traces []Trace) ([]bool, error) {
 	return written, nil
 }
 
-// TraceItem is the item of a trace (bulk writers in tests and benchmarks put it directly):
-// the trace as JSON in doc, its spans as JSON in spans.
+// TraceItem is the item of a trace: its header as JSON in doc, its content as JSON in
+// content.
 func TraceItem(tr Trace) (Item, error) {
 	doc, err := json.Marshal(tr)
 	if err != nil {
@@ -159,15 +167,51 @@ func TraceItem(tr Trace) (Item, error) {
 	}
 	k := TraceKey(tr.RunID, tr.CreatedAt, tr.ID)
 	it := Item{AttrPK: k.PK, AttrSK: k.SK, AttrEntity: EntityTrace, "org_id": tr.OrgID, "run_id": tr.RunID,
-		"trace_id": tr.ID, "doc": string(doc)}
-	if len(tr.Spans) > 0 {
-		spans, err := json.Marshal(tr.Spans)
-		if err != nil {
-			return nil, fmt.Errorf("trace %s: %w", tr.ID, err)
-		}
-		it["spans"] = string(spans)
+		"trace_id": tr.ID, "doc": string(doc), AttrGSI1PK: recordIndexKey(tr.ID), AttrGSI1SK: EntityTrace}
+	if tr.SessionID != nil {
+		it[AttrGSI2PK], it[AttrGSI2SK] = sessionTracesPartition(*tr.SessionID), tr.CreatedAt.UTC().Format(recordTimeLayout)+"#"+tr.ID
+	}
+	if err := setContent(it, tr.RecordContent); err != nil {
+		return nil, fmt.Errorf("trace %s: %w", tr.ID, err)
 	}
 	return it, nil
+}
+
+// sessionTracesPartition is the GSI2 partition of a session's traces in time order.
+func sessionTracesPartition(sessionID string) string { return "SESSTRACES#" + sessionID }
+
+// SessionTraces reads up to limit traces of a session, oldest first, with their content.
+func SessionTraces(ctx context.Context, t Table, sessionID string, limit int) ([]Trace, error) {
+	items, err := QueryAll(ctx, t, Query{Index: IndexGSI2, PK: sessionTracesPartition(sessionID), Limit: limit})
+	if err != nil {
+		return nil, fmt.Errorf("traces of session %s: %w", sessionID, err)
+	}
+	if len(items) > limit {
+		items = items[:limit]
+	}
+	out := make([]Trace, len(items))
+	for i, it := range items {
+		if err := DecodeTrace(it, &out[i]); err != nil {
+			return nil, err
+		}
+		if err := DecodeTraceContent(it, &out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// setContent puts the content of a record in it, unless there is none.
+func setContent(it Item, c RecordContent) error {
+	if len(c.Input)+len(c.Output)+len(c.RedactedInput)+len(c.RedactedOutput)+len(c.Tools)+len(c.Events) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	it["content"] = string(b)
+	return nil
 }
 
 func putTrace(ctx context.Context, t Table, tr Trace) (bool, error) {
@@ -182,7 +226,7 @@ func putTrace(ctx context.Context, t Table, tr Trace) (bool, error) {
 	return err == nil, err
 }
 
-// DecodeTrace reads a trace item of a query page, without its spans.
+// DecodeTrace reads the header of a trace item (no content).
 func DecodeTrace(it Item, into *Trace) error {
 	doc, _ := it["doc"].(string)
 	*into = Trace{}
@@ -192,22 +236,43 @@ func DecodeTrace(it Item, into *Trace) error {
 	return nil
 }
 
-// DecodeTraceWithSpans reads a trace item with its spans.
-func DecodeTraceWithSpans(it Item, into *Trace) error {
-	if err := DecodeTrace(it, into); err != nil {
-		return err
+// DecodeTraceContent reads a trace item's content into tr.
+func DecodeTraceContent(it Item, tr *Trace) error {
+	return decodeContent(it, &tr.RecordContent)
+}
+
+func decodeContent(it Item, into *RecordContent) error {
+	*into = RecordContent{}
+	c, ok := it["content"].(string)
+	if !ok {
+		return nil
 	}
-	if spans, ok := it["spans"].(string); ok {
-		if err := json.Unmarshal([]byte(spans), &into.Spans); err != nil {
-			return fmt.Errorf("decode spans of trace %v: %w", it.Key(), err)
-		}
+	if err := json.Unmarshal([]byte(c), into); err != nil {
+		return fmt.Errorf("decode content of %v: %w", it.Key(), err)
 	}
 	return nil
 }
 
+// RawContent is the content attribute of a record item as stored (JSON text), for a quick
+// test of its bytes before decoding.
+func RawContent(it Item) string {
+	c, _ := it["content"].(string)
+	return c
+}
+
+// ScanOptions choose what a trace scan decodes.
+type ScanOptions struct {
+	// Content decodes each trace's content too (filters or groups on input or output).
+	Content bool
+	// Prefilter, when set, sees each trace's raw content (JSON text) before anything of it
+	// is decoded; false skips the trace (it cannot match the query).
+	Prefilter func(rawContent string) bool
+}
+
 // ScanTraces calls fn with every trace of the run created in [from, to), in time order,
-// one page in memory at a time. fn returning an error stops the scan.
-func ScanTraces(ctx context.Context, t Table, runID string, from, to time.Time, fn func(*Trace) error) error {
+// one page in memory at a time: headers, and content when opts say so. fn returning an
+// error stops the scan.
+func ScanTraces(ctx context.Context, t Table, runID string, from, to time.Time, opts ScanOptions, fn func(*Trace) error) error {
 	q := TraceRange(runID, from, to)
 	var tr Trace
 	for {
@@ -216,8 +281,16 @@ func ScanTraces(ctx context.Context, t Table, runID string, from, to time.Time, 
 			return fmt.Errorf("scan traces of run %s: %w", runID, err)
 		}
 		for _, it := range p.Items {
+			if opts.Prefilter != nil && !opts.Prefilter(RawContent(it)) {
+				continue
+			}
 			if err := DecodeTrace(it, &tr); err != nil {
 				return err
+			}
+			if opts.Content {
+				if err := DecodeTraceContent(it, &tr); err != nil {
+					return err
+				}
 			}
 			if err := fn(&tr); err != nil {
 				return err

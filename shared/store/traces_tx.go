@@ -3,14 +3,20 @@ package store
 // Actions of the transaction that stores a chunk of traces together with everything they
 // add (shared/traces, Ingest): a trace is stored if and only if it is counted.
 
-// TracePutOp creates a trace; the transaction fails (ConditionalCheckFailed on this action)
-// when the trace is stored already.
-func TracePutOp(tr Trace) (Op, error) {
+// RecordClaimKey is the claim of a record id (a trace's or a session's) in its run: a record
+// is stored once per id, whatever time a retried request gives it.
+func RecordClaimKey(runID, id string) Key { return Key{PK: "RECID#" + runID + "#" + id, SK: meta} }
+
+// TracePutOps create a trace and the claim of its id; the transaction fails
+// (ConditionalCheckFailed on one of these actions) when the trace is stored already.
+func TracePutOps(tr Trace) ([]Op, error) {
 	it, err := TraceItem(tr)
 	if err != nil {
-		return Op{}, err
+		return nil, err
 	}
-	return PutOp(it, NotExists()), nil
+	k := RecordClaimKey(tr.RunID, tr.ID)
+	claim := Item{AttrPK: k.PK, AttrSK: k.SK, AttrEntity: "record_claim", "run_id": tr.RunID, "record_sk": it.Key().SK}
+	return []Op{PutOp(it, NotExists()), PutOp(claim, NotExists())}, nil
 }
 
 // SessionClaimOp records the session in the run; the transaction fails on this action when

@@ -76,7 +76,7 @@ func readState(t *testing.T, tbl store.Table, run store.Run) runState {
 		}
 		s.Search = append(s.Search, a)
 	}
-	err = store.ScanTraces(ctx, tbl, run.ID, from, to, func(tr *store.Trace) error {
+	err = store.ScanTraces(ctx, tbl, run.ID, from, to, store.ScanOptions{}, func(tr *store.Trace) error {
 		c := *tr
 		c.RunID = "" // runs differ; the rest must not
 		doc, err := json.Marshal(c)

@@ -33,9 +33,10 @@ func exampleTraces() []store.Trace {
 	mk := func(i int, model string, latency float64, tokens int64, cost float64, metrics map[string]store.MetricValue) store.Trace {
 		return store.Trace{ID: fmt.Sprintf("6a1f0c3e-8b2d-4e5f-9a7c-1d2e3f4a5b8%d", i), Type: "trace",
 			CreatedAt: exampleStart.Add(time.Duration(i*2+1) * time.Minute), Name: "chat",
-			Input: fmt.Sprintf("question %d", i), Output: fmt.Sprintf("answer %d", i), IsComplete: true,
+			RecordContent: store.RecordContent{Input: store.StringContent(fmt.Sprintf("question %d", i)),
+				Output: store.StringContent(fmt.Sprintf("answer %d", i))}, IsComplete: true,
 			Tags: []string{"example"}, StatusCode: ptr(int64(200)), Model: ptr(model), Provider: ptr("openai"),
-			LatencyMs: ptr(latency), TotalTokens: ptr(tokens), TotalCost: ptr(cost), Metrics: metrics}
+			Usage: store.Usage{LatencyMs: ptr(latency), TotalTokens: ptr(tokens), TotalCost: ptr(cost)}, Metrics: metrics}
 	}
 	num := func(f float64) store.MetricValue { return store.MetricValue{Number: &f} }
 	b := func(v bool) store.MetricValue { return store.MetricValue{Bool: &v} }

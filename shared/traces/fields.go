@@ -22,9 +22,9 @@ func textField(tr *store.Trace, id string) (string, bool) {
 	}
 	switch id {
 	case "input":
-		return tr.Input, true
+		return tr.Input.Text(), true
 	case "output":
-		return tr.Output, true
+		return tr.Output.Text(), true
 	case "name":
 		return tr.Name, true
 	case "type":

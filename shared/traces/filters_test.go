@@ -16,7 +16,7 @@ func filterTrace() *store.Trace {
 	return &store.Trace{ID: "aaaaaaaa-0000-4000-8000-000000000001", RunID: "bbbbbbbb-0000-4000-8000-000000000002",
 		ProjectID: "cccccccc-0000-4000-8000-000000000003", SessionID: ptr("dddddddd-0000-4000-8000-000000000004"),
 		CreatedAt: time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC), UpdatedAt: &upd, Type: "trace",
-		Name: "Chat", Input: "What is the Capital?", Output: "Paris", Model: ptr("gpt-4o"),
+		Name: "Chat", RecordContent: store.RecordContent{Input: store.StringContent("What is the Capital?"), Output: store.StringContent("Paris")}, Model: ptr("gpt-4o"),
 		Tags: []string{"prod", "EU"}, StatusCode: ptr(int64(200)), Temperature: ptr(0.7), IsComplete: true,
 		Metrics: map[string]store.MetricValue{"correctness": {Number: ptr(0.5)}, "tone": {Category: ptr("calm")}}}
 }

@@ -2,6 +2,7 @@ package traces
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
@@ -16,18 +17,46 @@ import (
 	"github.com/evalobs/evalapi/shared/validate"
 )
 
-// ingestResponse answers trace ingestion: the ids of the traces of the request, in order,
-// and how many of them this request wrote (a retried trace already stored is not counted).
+// ingestResponse answers trace ingestion (the client's LogTracesIngestResponse), plus
+// num_traces: how many of the request's traces it wrote (a retried trace already stored is
+// not written again).
 type ingestResponse struct {
-	TraceIDs  []string `json:"trace_ids"`
-	NumTraces int      `json:"num_traces"`
+	runIDs
+	ProjectID    string   `json:"project_id"`
+	ProjectName  string   `json:"project_name"`
+	SessionID    *string  `json:"session_id"`
+	RecordsCount int      `json:"records_count"`
+	TracesCount  int      `json:"traces_count"`
+	SpansCount   int      `json:"spans_count"`
+	TraceIDs     []string `json:"trace_ids"`
+	NumTraces    int      `json:"num_traces"`
 }
 
-// maxIngestBody caps an ingestion body at the payload of a synchronous Lambda invocation:
-// 1000 traces need more than the default cap.
+// runIDs name the run of a logging answer, in the field the request used.
+type runIDs struct {
+	LogStreamID      *string `json:"log_stream_id"`
+	ExperimentID     *string `json:"experiment_id"`
+	MetricsTestingID *string `json:"metrics_testing_id"`
+}
+
+func runIDsOf(ref runRef) runIDs {
+	var r runIDs
+	id := ref.id
+	switch ref.field {
+	case "log_stream_id":
+		r.LogStreamID = &id
+	case "experiment_id":
+		r.ExperimentID = &id
+	}
+	return r
+}
+
+// maxIngestBody caps an ingestion body at the payload of a synchronous Lambda invocation
+// (6 MB, base64 included when API Gateway encodes it): 1000 traces need more than the
+// default cap.
 const maxIngestBody = 6 << 20
 
-// ingest is POST /v2/projects/{project_id}/traces.
+// ingest is POST /v2/projects/{project_id}/traces: the logging client's batch flush.
 func (h *handlers) ingest(w http.ResponseWriter, r *http.Request) error {
 	raw, present, err := httpapi.DecodeBody(r, maxIngestBody)
 	if err != nil {
@@ -43,19 +72,46 @@ func (h *handlers) ingest(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	c, _ := base.Caller(r)
-	run, err := h.findRun(r.Context(), c, projectID, q.run)
+	project, run, err := h.findProjectRun(r.Context(), c, projectID, q.run)
 	if err != nil {
+		return err
+	}
+	session, err := h.requestSession(r.Context(), run, q.sessionID, q.sessionExternalID)
+	if err != nil {
+		return err
+	}
+	if session == nil && slices.ContainsFunc(q.traces, func(tr store.Trace) bool { return tr.SessionID == nil }) {
+		// Traces logged without a session share one of their own, named by the first trace
+		// (a retried request finds the same one): every trace belongs to a session.
+		id := externalSessionID(run.ID, "implicit:"+q.traces[0].ID)
+		session = &id
+	}
+	spans := 0
+	for i := range q.traces {
+		if session != nil && q.traces[i].SessionID == nil {
+			q.traces[i].SessionID = session
+		}
+		spans += len(q.traces[i].Spans)
+	}
+	if err := h.ensureSessions(r.Context(), run, q.traces); err != nil {
+		return err
+	}
+	if err := h.offloadTraces(r.Context(), run, q.traces); err != nil {
 		return err
 	}
 	n, err := Ingest(r.Context(), h.Table, run, q.traces, h.Now().UTC())
 	if err != nil {
 		return err
 	}
-	ids := make([]string, len(q.traces))
-	for i, tr := range q.traces {
-		ids[i] = tr.ID
+	resp := ingestResponse{runIDs: runIDsOf(q.run), ProjectID: project.ID, ProjectName: project.Name, SessionID: session,
+		RecordsCount: len(q.traces) + spans, TracesCount: len(q.traces), SpansCount: spans, NumTraces: n}
+	if q.includeTraceIDs {
+		resp.TraceIDs = make([]string, len(q.traces))
+		for i, tr := range q.traces {
+			resp.TraceIDs[i] = tr.ID
+		}
 	}
-	httpapi.WriteJSON(w, http.StatusOK, ingestResponse{TraceIDs: ids, NumTraces: n})
+	httpapi.WriteJSON(w, http.StatusOK, resp)
 	return nil
 }
 
@@ -74,7 +130,14 @@ func Ingest(ctx context.Context, t store.Table, run store.Run, traces []store.Tr
 	for i := range traces {
 		tr := &traces[i]
 		tr.RunID, tr.ProjectID, tr.OrgID = run.ID, run.ProjectID, run.OrgID
-		k := store.TraceKey(tr.RunID, tr.CreatedAt, tr.ID)
+		for j := range tr.Spans {
+			sp := &tr.Spans[j]
+			sp.RunID, sp.ProjectID, sp.OrgID, sp.TraceID = run.ID, run.ProjectID, run.OrgID, tr.ID
+			if sp.SessionID == nil {
+				sp.SessionID = tr.SessionID
+			}
+		}
+		k := store.RecordClaimKey(tr.RunID, tr.ID)
 		if in.traces[k] {
 			continue // the same trace twice in one request is stored once
 		}
@@ -101,8 +164,20 @@ func Ingest(ctx context.Context, t store.Table, run store.Run, traces []store.Tr
 	}
 	pending := unique[:0:0]
 	for _, tr := range unique {
-		if !in.stored[store.TraceKey(tr.RunID, tr.CreatedAt, tr.ID)] {
+		if !in.stored[store.RecordClaimKey(tr.RunID, tr.ID)] {
 			pending = append(pending, tr)
+		}
+	}
+	// The spans of the new traces go first, in idempotent batches: a trace is stored (and
+	// counted) only after its spans, so it is never read without them, and a retry after a
+	// failure in between writes the same span items again.
+	var spans []store.Span
+	for _, tr := range pending {
+		spans = append(spans, tr.Spans...)
+	}
+	if len(spans) > 0 {
+		if err := store.PutSpans(ctx, t, spans); err != nil {
+			return 0, fmt.Errorf("ingest: %w", err)
 		}
 	}
 	// Traces of one minute share their roll-up items: chunked together they need an update
@@ -137,7 +212,7 @@ func chunks(traces []store.Trace, claimed map[string]bool) [][]store.Trace {
 	for i := 0; i < len(traces); {
 		tr := &traces[i]
 		it, _ := store.TraceItem(*tr)
-		addActions, addBytes := 1, store.ItemSize(it)
+		addActions, addBytes := 2, store.ItemSize(it) // the trace and the claim of its id
 		newSession := tr.SessionID != nil && !claimed[*tr.SessionID] && !sessions[*tr.SessionID]
 		if newSession {
 			addActions++

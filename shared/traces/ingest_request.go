@@ -1,13 +1,11 @@
 package traces
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 
-	"github.com/evalobs/evalapi/shared/fixed"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
 )
@@ -15,7 +13,11 @@ import (
 // Limits of one ingestion request.
 const (
 	maxTracesPerRequest = 1000
-	maxSpansPerTrace    = 500
+	// maxSpansPerRequest bounds the spans one request carries (over all its traces, at any
+	// depth); a larger trace arrives in several requests: the trace, then span appends.
+	maxSpansPerRequest = 5000
+	// maxDepth bounds the nesting of spans.
+	maxDepth = 64
 	// maxTagsPerTrace keeps a trace and everything it adds in one transaction (100
 	// actions): its put, a session claim, the run and column summaries, and, per minute and
 	// per hour, the totals, five group columns and one row per tag: 16 + 2 per tag.
@@ -27,18 +29,22 @@ var (
 	errorTypes = []string{"llm_api_error", "credentials_error", "data_validation_error", "configuration_error",
 		"permission_error", "not_found_error", "workflow_error", "rate_limit_error", "system_error",
 		"not_applicable_reason", "uncataloged_error"}
-	spanTypes = []string{"workflow", "http", "agent", "llm", "control", "tool", "retriever"}
+	spanTypes      = []string{"workflow", "http", "agent", "llm", "control", "tool", "retriever"}
+	loggingMethods = []string{"playground", "python_client", "typescript_client", "api_direct"}
 )
 
-// ingestRequest is a validated body of trace ingestion.
+// ingestRequest is a validated body of trace ingestion (the client's LogTracesIngestRequest).
 type ingestRequest struct {
-	run    runRef
-	traces []store.Trace
+	run               runRef
+	sessionID         *string // the request's session_id: every trace's unless it names its own
+	sessionExternalID *string // or the session found (or created) by this external id
+	includeTraceIDs   bool
+	traces            []store.Trace
 }
 
-// readIngest reads the body: exactly one of log_stream_id and experiment_id, and 1..1000
-// traces. A trace without id gets a fresh one (and so cannot be deduplicated on retry), one
-// without created_at gets now.
+// readIngest reads the body: exactly one of log_stream_id and experiment_id, 1..1000
+// traces with their spans nested to any depth (5000 spans at most). A trace without id gets
+// a fresh one (and so cannot be deduplicated on retry), one without created_at gets now.
 func readIngest(errs *validate.Errors, raw any, present bool, now time.Time) ingestRequest {
 	var q ingestRequest
 	o, ok := errs.Body(raw, present).Required().Object()
@@ -49,20 +55,38 @@ func readIngest(errs *validate.Errors, raw any, present bool, now time.Time) ing
 	runFields := []string{"log_stream_id", "experiment_id"}
 	run, oneRun := readRun(o, runFields)
 	q.run = run
+	readClientFields(o)
+	q.sessionID = optUUID(o, "session_id")
+	q.sessionExternalID = optStr(o, "session_external_id", validate.MinLen(1), validate.MaxLen(255))
+	complete := true
+	if c := o.Get("is_complete").Nullable(); c.Present() && !c.IsNull() {
+		complete, _ = c.Bool()
+	}
+	if c := o.Get("include_trace_ids").Nullable(); c.Present() && !c.IsNull() {
+		q.includeTraceIDs, _ = c.Bool()
+	}
 	items, _ := o.Get("traces").Required().List(validate.MinLen(1), validate.MaxLen(maxTracesPerRequest))
+	spans := 0
 	for _, it := range items {
-		tr := readTrace(it, now)
-		// A trace is one item; one past DynamoDB's item limit could never be stored.
-		if item, err := store.TraceItem(tr); err == nil && store.ItemSize(item) > store.MaxItemBytes {
-			it.Fail(fmt.Sprintf("the trace with its spans is %d bytes once stored, more than the limit of %d",
-				store.ItemSize(item), store.MaxItemBytes))
-		}
+		tr := readTrace(it, now, complete, q.sessionID)
+		spans += len(tr.Spans)
 		q.traces = append(q.traces, tr)
+	}
+	if spans > maxSpansPerRequest {
+		o.Get("traces").Fail(fmt.Sprintf("the request holds %d spans, more than %d: send a large trace in several requests (the trace, then its spans with POST spans)", spans, maxSpansPerRequest))
 	}
 	if errs.Len() == before && !oneRun {
 		errs.Add(oneRunError(o, runFields))
 	}
 	return q
+}
+
+// readClientFields checks the request fields the logging client sends that change nothing
+// here: logging_method, client_version, reliable (every write is reliable).
+func readClientFields(o validate.Obj) {
+	o.Get("logging_method").Nullable().Enum(loggingMethods...)
+	o.Get("client_version").Nullable().String(validate.MaxLen(255))
+	o.Get("reliable").Nullable().Bool()
 }
 
 // str, optStr, ... read optional fields of a record.
@@ -71,12 +95,12 @@ func str(o validate.Obj, name string) string {
 	return s
 }
 
-func optStr(o validate.Obj, name string) *string {
+func optStr(o validate.Obj, name string, rules ...validate.Rule) *string {
 	v := o.Get(name).Nullable()
 	if !v.Present() || v.IsNull() {
 		return nil
 	}
-	s, ok := v.String()
+	s, ok := v.String(rules...)
 	if !ok {
 		return nil
 	}
@@ -137,149 +161,6 @@ func idOrNew(o validate.Obj) string {
 		return *id
 	}
 	return uuid.NewString()
-}
-
-// The numbers that are summed (latency, tokens, cost, numeric metric values) are bounded so
-// that their sums are exact (shared/fixed): |v| <= fixed.Bound, 422 beyond it.
-var (
-	summedNonNegative = []validate.Rule{validate.Ge(0), validate.Le(int64(fixed.Bound))}
-	summed            = []validate.Rule{validate.Ge(-int64(fixed.Bound)), validate.Le(int64(fixed.Bound))}
-)
-
-// tokens reads total_tokens, or the sum of input_tokens and output_tokens.
-func tokens(o validate.Obj) *int64 {
-	if n := optInt(o, "total_tokens", summedNonNegative...); n != nil {
-		return n
-	}
-	in, out := optInt(o, "input_tokens", summedNonNegative...), optInt(o, "output_tokens", summedNonNegative...)
-	if in == nil && out == nil {
-		return nil
-	}
-	var n int64
-	for _, p := range []*int64{in, out} {
-		if p != nil {
-			n += *p
-		}
-	}
-	if n > int64(fixed.Bound) {
-		o.Get("output_tokens").Add(validate.LessThanEqual(o.Get("output_tokens").Loc(), o.Get("output_tokens").Raw(),
-			int64(fixed.Bound)-*in))
-		return nil
-	}
-	return &n
-}
-
-func readTrace(v validate.Value, now time.Time) store.Trace {
-	o, ok := v.Object()
-	if !ok {
-		return store.Trace{}
-	}
-	tr := store.Trace{ID: idOrNew(o), Type: "trace", CreatedAt: now, IsComplete: true,
-		Name: str(o, "name"), Input: str(o, "input"), Output: str(o, "output"),
-		UpdatedAt: optTime(o, "updated_at"), StatusCode: optInt(o, "status_code"),
-		ExternalID: optStr(o, "external_id"), DatasetInput: optStr(o, "dataset_input"),
-		DatasetOutput: optStr(o, "dataset_output"), DatasetGeneratedOutput: optStr(o, "dataset_generated_output"),
-		ErrorMessage: optStr(o, "error_message"), ProgressMessage: optStr(o, "progress_message"),
-		SessionID: optUUID(o, "session_id"), Model: optStr(o, "model"), Provider: optStr(o, "provider"),
-		Temperature: optFloat(o, "temperature"), FinishReason: optStr(o, "finish_reason"),
-		LatencyMs: optFloat(o, "latency_ms", summedNonNegative...), TotalTokens: tokens(o),
-		TotalCost: optFloat(o, "total_cost", summedNonNegative...)}
-	if t := optTime(o, "created_at"); t != nil {
-		tr.CreatedAt = *t
-	}
-	if c := o.Get("is_complete").Nullable(); c.Present() && !c.IsNull() {
-		tr.IsComplete, _ = c.Bool()
-	}
-	if tv := o.Get("tags").Nullable(); tv.Present() && !tv.IsNull() {
-		tags, _ := tv.List(validate.MaxLen(maxTagsPerTrace))
-		for _, t := range tags {
-			if s, ok := t.String(); ok {
-				tr.Tags = append(tr.Tags, s)
-			}
-		}
-	}
-	if m := o.Get("metadata").Nullable(); m.Present() && !m.IsNull() {
-		tr.Metadata, _ = m.StringMap()
-	}
-	tr.Metrics = readMetrics(o.Get("metrics").Nullable())
-	if sv := o.Get("spans").Nullable(); sv.Present() && !sv.IsNull() {
-		spans, _ := sv.List(validate.MaxLen(maxSpansPerTrace))
-		for _, s := range spans {
-			tr.Spans = append(tr.Spans, readSpan(s, tr))
-		}
-	}
-	tr.HasChildren = len(tr.Spans) > 0
-	return tr
-}
-
-func readSpan(v validate.Value, tr store.Trace) store.Span {
-	o, ok := v.Object()
-	if !ok {
-		return store.Span{}
-	}
-	sp := store.Span{ID: idOrNew(o), ParentID: tr.ID, Name: str(o, "name"), Input: str(o, "input"),
-		Output: str(o, "output"), CreatedAt: tr.CreatedAt, StepNumber: optInt(o, "step_number"),
-		Model: optStr(o, "model"), Provider: optStr(o, "provider"), Temperature: optFloat(o, "temperature"),
-		FinishReason: optStr(o, "finish_reason"), Tools: optStr(o, "tools"), ToolCallID: optStr(o, "tool_call_id"),
-		AgentType: optStr(o, "agent_type"), AgentName: optStr(o, "agent_name"), StatusCode: optInt(o, "status_code"),
-		LatencyMs: optFloat(o, "latency_ms", summedNonNegative...), TotalTokens: tokens(o),
-		TotalCost: optFloat(o, "total_cost", summedNonNegative...)}
-	sp.Type, _ = o.Get("type").Required().Enum(spanTypes...)
-	if p := optUUID(o, "parent_id"); p != nil {
-		sp.ParentID = *p
-	}
-	if t := optTime(o, "created_at"); t != nil {
-		sp.CreatedAt = *t
-	}
-	if m := o.Get("metadata").Nullable(); m.Present() && !m.IsNull() {
-		sp.Metadata, _ = m.StringMap()
-	}
-	for _, f := range []string{"check_stage", "applies_to", "evaluator_name", "selector_path"} {
-		if s := optStr(o, f); s != nil {
-			if sp.Control == nil {
-				sp.Control = map[string]string{}
-			}
-			sp.Control[f] = *s
-		}
-	}
-	if n := optInt(o, "control_id"); n != nil {
-		if sp.Control == nil {
-			sp.Control = map[string]string{}
-		}
-		b, _ := json.Marshal(*n)
-		sp.Control["control_id"] = string(b)
-	}
-	return sp
-}
-
-// readMetrics reads {scorer name: number | category string | bool | error record}.
-func readMetrics(v validate.Value) map[string]store.MetricValue {
-	if !v.Present() || v.IsNull() {
-		return nil
-	}
-	o, ok := v.Dict()
-	if !ok {
-		return nil
-	}
-	out := make(map[string]store.MetricValue, len(o.Keys()))
-	for _, name := range o.Keys() {
-		mv := o.Get(name)
-		switch x := mv.Raw().(type) {
-		case string:
-			out[name] = store.MetricValue{Category: &x}
-		case bool:
-			out[name] = store.MetricValue{Bool: &x}
-		case map[string]any:
-			if e, ok := readScorerError(mv); ok {
-				out[name] = store.MetricValue{Error: &e}
-			}
-		default:
-			if f, ok := mv.Float(summed...); ok {
-				out[name] = store.MetricValue{Number: &f}
-			}
-		}
-	}
-	return out
 }
 
 func readScorerError(v validate.Value) (store.ScorerError, bool) {

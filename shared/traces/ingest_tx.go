@@ -91,11 +91,13 @@ func (in *ingestion) build(live []store.Trace) ([]store.Op, []role, error) {
 	ops := make([]store.Op, 0, chunkActions)
 	roles := make([]role, 0, chunkActions)
 	for _, tr := range live {
-		op, err := store.TracePutOp(tr)
+		trOps, err := store.TracePutOps(tr)
 		if err != nil {
 			return nil, nil, fmt.Errorf("ingest: %w", err)
 		}
-		ops, roles = append(ops, op), append(roles, role{trace: true, key: op.Item.Key()})
+		for _, op := range trOps {
+			ops, roles = append(ops, op), append(roles, role{trace: true, key: store.RecordClaimKey(tr.RunID, tr.ID)})
+		}
 	}
 	var sessions int64
 	for _, id := range chunkSessions(live, in.claimed) {
@@ -136,7 +138,7 @@ func (in *ingestion) commit(ctx context.Context, chunk []store.Trace) (int, erro
 	for attempt := 1; ; attempt++ {
 		live := make([]store.Trace, 0, len(chunk))
 		for _, tr := range chunk {
-			if !in.stored[store.TraceKey(tr.RunID, tr.CreatedAt, tr.ID)] {
+			if !in.stored[store.RecordClaimKey(tr.RunID, tr.ID)] {
 				live = append(live, tr)
 			}
 		}

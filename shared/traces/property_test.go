@@ -48,8 +48,9 @@ func milli(r *rand.Rand, max int) float64 { return float64(r.Intn(max*1000)) / 1
 
 func randomTrace(r *rand.Rand, i int, sessions []string) store.Trace {
 	tr := store.Trace{ID: fmt.Sprintf("00000000-0000-4000-8000-%012d", i), Type: "trace", IsComplete: r.Intn(4) > 0,
-		CreatedAt: propStart.Add(time.Duration(r.Int63n(int64(3 * time.Hour)))),
-		Name:      pick(r, propNames), Input: "input " + strconv.Itoa(r.Intn(5)), Output: "out"}
+		CreatedAt:     propStart.Add(time.Duration(r.Int63n(int64(3 * time.Hour)))),
+		Name:          pick(r, propNames),
+		RecordContent: store.RecordContent{Input: store.StringContent("input " + strconv.Itoa(r.Intn(5))), Output: store.StringContent("out")}}
 	if r.Intn(5) > 0 {
 		tr.Model = ptr(pick(r, propModels))
 	}
@@ -82,7 +83,8 @@ func randomTrace(r *rand.Rand, i int, sessions []string) store.Trace {
 		tr.TotalCost = ptr(milli(r, 3))
 	}
 	if r.Intn(3) == 0 {
-		tr.Spans = []store.Span{{ID: fmt.Sprintf("10000000-0000-4000-8000-%012d", i), Type: "llm"}}
+		tr.Spans = []store.Span{{ID: fmt.Sprintf("10000000-0000-4000-8000-%012d", i), Type: "llm", TraceID: tr.ID, ParentID: tr.ID, Depth: 1}}
+		tr.NumSpans = 1
 		tr.HasChildren = true
 	}
 	tr.Metrics = map[string]store.MetricValue{}

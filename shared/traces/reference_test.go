@@ -208,7 +208,8 @@ func refGroups(tr *store.Trace, col string) []string {
 }
 
 func refText(tr *store.Trace, col string) (string, bool) {
-	p := map[string]*string{"input": &tr.Input, "output": &tr.Output, "name": &tr.Name, "type": &tr.Type,
+	in, out := tr.Input.Text(), tr.Output.Text()
+	p := map[string]*string{"input": &in, "output": &out, "name": &tr.Name, "type": &tr.Type,
 		"model": tr.Model, "provider": tr.Provider, "external_id": tr.ExternalID, "session_id": tr.SessionID,
 		"id": &tr.ID, "trace_id": &tr.ID, "run_id": &tr.RunID}[col]
 	if p == nil {

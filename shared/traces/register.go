@@ -14,6 +14,7 @@ import (
 	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
+	"github.com/evalobs/evalapi/shared/payload"
 	"github.com/evalobs/evalapi/shared/store"
 )
 
@@ -25,6 +26,8 @@ type Deps struct {
 	base.Deps
 	// ScanBound is the most traces a search may scan; zero is DefaultScanBound.
 	ScanBound int64
+	// Payloads keeps contents above PayloadThreshold; nil is memory (tests).
+	Payloads payload.Store
 }
 
 // Register mounts the group's operations on rt, each behind authentication.
@@ -33,8 +36,18 @@ func Register(rt *httpapi.Router, d Deps) {
 	if d.ScanBound == 0 {
 		d.ScanBound = DefaultScanBound
 	}
+	if d.Payloads == nil {
+		d.Payloads = payload.NewMemory()
+	}
 	h := &handlers{Deps: d}
 	rt.Handle("POST /v2/projects/{project_id}/traces", h.ingest, d.Authenticate)
+	rt.Handle("GET /v2/projects/{project_id}/traces/{trace_id}", h.getTrace, d.Authenticate)
+	rt.Handle("PATCH /v2/projects/{project_id}/traces/{trace_id}", h.patchTrace, d.Authenticate)
+	rt.Handle("POST /v2/projects/{project_id}/spans", h.appendSpans, d.Authenticate)
+	rt.Handle("GET /v2/projects/{project_id}/spans/{span_id}", h.getSpan, d.Authenticate)
+	rt.Handle("PATCH /v2/projects/{project_id}/spans/{span_id}", h.patchSpan, d.Authenticate)
+	rt.Handle("POST /v2/projects/{project_id}/sessions", h.createSession, d.Authenticate)
+	rt.Handle("GET /v2/projects/{project_id}/sessions/{session_id}", h.getSession, d.Authenticate)
 	rt.Handle("POST /v2/projects/{project_id}/traces/available_columns", h.availableColumns, d.Authenticate)
 	rt.Handle("POST /v2/projects/{project_id}/metrics/search", h.search, d.Authenticate)
 }
@@ -60,19 +73,30 @@ var runFieldKind = map[string]string{
 // findRun reads the project and the run the request names at once (one wave of reads),
 // answering 404 for whichever is missing or of another organization, the project first.
 func (h *handlers) findRun(ctx context.Context, c auth.Caller, projectID string, ref runRef) (store.Run, error) {
-	projectErr := make(chan error, 1)
+	_, run, err := h.findProjectRun(ctx, c, projectID, ref)
+	return run, err
+}
+
+// findProjectRun is findRun that also answers the project.
+func (h *handlers) findProjectRun(ctx context.Context, c auth.Caller, projectID string, ref runRef) (store.Project, store.Run, error) {
+	type got struct {
+		p   store.Project
+		err error
+	}
+	project := make(chan got, 1)
 	go func() {
-		_, err := store.GetProject(ctx, h.Table, c.OrgID, projectID)
-		projectErr <- err
+		p, err := store.GetProject(ctx, h.Table, c.OrgID, projectID)
+		project <- got{p, err}
 	}()
 	run, err := store.GetRun(ctx, h.Table, c.OrgID, projectID, ref.id)
-	if perr := <-projectErr; errors.Is(perr, store.ErrNotFound) {
-		return store.Run{}, httpapi.NotFound("Project")
-	} else if perr != nil {
-		return store.Run{}, perr
+	pg := <-project
+	if errors.Is(pg.err, store.ErrNotFound) {
+		return store.Project{}, store.Run{}, httpapi.NotFound("Project")
+	} else if pg.err != nil {
+		return store.Project{}, store.Run{}, pg.err
 	}
 	if errors.Is(err, store.ErrNotFound) || (err == nil && run.Kind != runFieldKind[ref.field]) {
-		return store.Run{}, httpapi.NotFound(runFieldResource[ref.field])
+		return store.Project{}, store.Run{}, httpapi.NotFound(runFieldResource[ref.field])
 	}
-	return run, err
+	return pg.p, run, err
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -74,9 +76,15 @@ func fromScan(ctx context.Context, t store.Table, runID string, q searchRequest,
 func scanSlice(ctx context.Context, t store.Table, runID string, q searchRequest, gcol columns.Column, a *aggregator,
 	from, to time.Time, seen *atomic.Int64, bound int64) error {
 	var buf []string
-	return store.ScanTraces(ctx, t, runID, from, to, func(tr *store.Trace) error {
+	opts := scanOptions(q.filters, q.groupBy)
+	return store.ScanTraces(ctx, t, runID, from, to, opts, func(tr *store.Trace) error {
 		if seen.Add(1) > bound {
 			return errScanBound
+		}
+		if opts.Content && q.resolve != nil {
+			if err := q.resolve(ctx, &tr.RecordContent); err != nil {
+				return err
+			}
 		}
 		for _, f := range q.filters {
 			if !f.match(tr) {
@@ -135,4 +143,41 @@ func (c *cell) merge(o *cell) {
 	for i := range c.stats {
 		c.stats[i].merge(o.stats[i])
 	}
+}
+
+// contentColumns are the columns of a trace held in its content, not its header.
+var contentColumns = map[string]bool{"input": true, "output": true}
+
+// scanOptions say what a scan with these filters and group_by column must decode: the
+// content only when a filter or the group names a content column; and, for filters a trace
+// can only pass when its content holds their text, a test of the raw bytes that skips the
+// rest before anything is decoded.
+func scanOptions(filters []*filter, groupBy string) store.ScanOptions {
+	var o store.ScanOptions
+	o.Content = contentColumns[groupBy]
+	var needles []*filter
+	for _, f := range filters {
+		if !contentColumns[f.column] {
+			continue
+		}
+		o.Content = true
+		if f.kind == "text" && (f.op == "eq" || f.op == "contains" || f.op == "one_of") {
+			needles = append(needles, f)
+		}
+	}
+	if len(needles) > 0 {
+		o.Prefilter = func(raw string) bool {
+			if strings.Contains(raw, "$evalapi_payload") {
+				return true // a content kept in the payload store: only its text can tell
+			}
+			c := store.Content(raw)
+			for _, f := range needles {
+				if !slices.ContainsFunc(f.strs, func(s string) bool { return c.MayContain(s, !f.caseSensitive) }) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return o
 }

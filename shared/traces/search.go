@@ -50,6 +50,7 @@ func (h *handlers) search(w http.ResponseWriter, r *http.Request) error {
 	}
 	n := s.sums[q.run.id].NumTraces
 	q.runTraces = &n
+	q.resolve = func(ctx context.Context, c *store.RecordContent) error { return resolve(ctx, h.Payloads, c) }
 	if err := checkColumns(run, q, raw); err != nil {
 		return err
 	}

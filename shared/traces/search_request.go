@@ -1,10 +1,12 @@
 package traces
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"time"
 
+	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
 )
 
@@ -29,6 +31,9 @@ type searchRequest struct {
 	// runTraces is the run's trace count when the handler read its summary already (while it
 	// looked the run up), so that the scan estimate costs no round trip of its own.
 	runTraces *int64
+	// resolve reads back the contents a scan's trace keeps in the payload store, when the
+	// query filters or groups on content (nil: none are resolved, as in tests).
+	resolve func(context.Context, *store.RecordContent) error
 }
 
 // runFields are the body fields that name the run, of which exactly one is sent.

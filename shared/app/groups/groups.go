@@ -78,7 +78,9 @@ func Projects(rt *httpapi.Router, d app.Deps) { projects.Register(rt, projects.D
 
 // Traces serves the observability family: trace ingestion, the trace column catalog and
 // the metrics search.
-func Traces(rt *httpapi.Router, d app.Deps) { traces.Register(rt, traces.Deps{Deps: d.Base()}) }
+func Traces(rt *httpapi.Router, d app.Deps) {
+	traces.Register(rt, traces.Deps{Deps: d.Base(), Payloads: d.Payloads})
+}
 
 // Experiments serves the experiments of a project.
 func Experiments(rt *httpapi.Router, d app.Deps) {

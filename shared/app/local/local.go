@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
 	"github.com/evalobs/evalapi/shared/app"
+	"github.com/evalobs/evalapi/shared/payload"
 	"github.com/evalobs/evalapi/shared/secrets"
 	"github.com/evalobs/evalapi/shared/secrets/awssm"
 	"github.com/evalobs/evalapi/shared/secrets/localfile"
@@ -31,6 +32,7 @@ const (
 	DefaultDataDir = ".data"
 	StoreFile      = "evalapi.db"
 	SecretsDir     = "secrets"
+	PayloadsDir    = "payloads"
 )
 
 // Options choose the storage of a local host.
@@ -55,7 +57,7 @@ func Open(ctx context.Context, cfg app.Config, log *slog.Logger, opts Options) (
 		if err != nil {
 			return app.Deps{}, nil, err
 		}
-		return finish(ctx, cfg, log, db, secrets.NewMemory(), "", db.Close)
+		return finish(ctx, cfg, log, db, secrets.NewMemory(), "", payload.NewMemory(), db.Close)
 	}
 	if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
 		return app.Deps{}, nil, fmt.Errorf("data directory: %w", err)
@@ -82,23 +84,27 @@ func Open(ctx context.Context, cfg app.Config, log *slog.Logger, opts Options) (
 		return app.Deps{}, nil, err
 	}
 
+	payloads, err := payload.NewDir(filepath.Join(opts.DataDir, PayloadsDir))
+	if err != nil {
+		return app.Deps{}, nil, err
+	}
 	if cfg.DynamoDBEndpoint != "" {
 		if err := dynamo.CreateTable(ctx, c.DynamoDB, cfg.TableName, store.TableSchema); err != nil {
 			return app.Deps{}, nil, fmt.Errorf("table %s at %s: %w", cfg.TableName, cfg.DynamoDBEndpoint, err)
 		}
-		return finish(ctx, cfg, log, dynamo.New(c.DynamoDB, cfg.TableName), sec, prefix, func() error { return nil })
+		return finish(ctx, cfg, log, dynamo.New(c.DynamoDB, cfg.TableName), sec, prefix, payloads, func() error { return nil })
 	}
 	db, err := embedded.Open(filepath.Join(opts.DataDir, StoreFile), embedded.Options{OnCommit: opts.OnCommit})
 	if err != nil {
 		return app.Deps{}, nil, fmt.Errorf("%w (is another local host using %s?)", err, opts.DataDir)
 	}
-	return finish(ctx, cfg, log, db, sec, prefix, db.Close)
+	return finish(ctx, cfg, log, db, sec, prefix, payloads, db.Close)
 }
 
 // finish makes sure the signing secret exists and builds the deps; on failure it releases
 // what closeFn releases.
 func finish(ctx context.Context, cfg app.Config, log *slog.Logger, tbl store.Table, sec secrets.Store, prefix string,
-	closeFn func() error) (app.Deps, func() error, error) {
+	payloads payload.Store, closeFn func() error) (app.Deps, func() error, error) {
 	if err := ensureSecret(ctx, sec, prefix, cfg.JWTSecretARN); err != nil {
 		return app.Deps{}, nil, errors.Join(err, closeFn())
 	}
@@ -106,6 +112,7 @@ func finish(ctx context.Context, cfg app.Config, log *slog.Logger, tbl store.Tab
 	if err != nil {
 		return app.Deps{}, nil, errors.Join(err, closeFn())
 	}
+	d.Payloads = payloads
 	return d, closeFn, nil
 }
 

@@ -1,0 +1,227 @@
+package traces
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/evalobs/evalapi/shared/store"
+)
+
+// Revising a stored trace (a PATCH, or a deletion): the trace's item changes on the
+// condition that it is still what was read, and in the same transaction its roll-ups and
+// the run summary lose its old contribution and gain its new one (counts and sums exactly,
+// with negative ADDs). Minima and maxima cannot be subtracted: where the old value may have
+// been a bucket's extreme, the extremes of that bucket are recomputed from its traces,
+// written on the condition that no trace came or went meanwhile (the bucket's count).
+
+// errRevised answers a revision that lost every race to other writers of the trace.
+var errRevised = errors.New("the trace kept changing; retry")
+
+// revision is one change of a trace: after is nil for a deletion.
+type revision struct {
+	runID       string
+	before      *store.Trace
+	beforeItem  store.Item
+	after       *store.Trace
+	now         time.Time
+	extraOps    []store.Op // more actions of the same transaction (a deletion's claim, spans' markers)
+	spansChange int64      // spans added (positive) or removed (negative) with this change
+}
+
+// apply commits the revision and then repairs the extremes it may have invalidated.
+func (rv revision) apply(ctx context.Context, t store.Table) error {
+	ops, touched, err := rv.ops()
+	if err != nil {
+		return err
+	}
+	if err := t.Transact(ctx, ops); err != nil {
+		if errors.Is(err, store.ErrConditionFailed) {
+			return errRevised
+		}
+		return fmt.Errorf("revise trace %s: %w", rv.before.ID, err)
+	}
+	return recomputeExtremes(ctx, t, rv.runID, touched)
+}
+
+// ops builds the transaction: the trace's put (or delete) on its read doc, the net roll-up
+// and summary deltas. It returns the roll-up keys whose extremes must be recomputed.
+func (rv revision) ops() ([]store.Op, []rollupRef, error) {
+	doc, _ := rv.beforeItem["doc"].(string)
+	k := rv.beforeItem.Key()
+	var ops []store.Op
+	if rv.after != nil {
+		it, err := store.TraceItem(*rv.after)
+		if err != nil {
+			return nil, nil, err
+		}
+		ops = append(ops, store.PutOp(it, store.Equals("doc", doc)))
+	} else {
+		ops = append(ops, store.DeleteOp(k, store.Equals("doc", doc)))
+	}
+	ops = append(ops, rv.extraOps...)
+
+	type rkey struct {
+		level        store.RollupLevel
+		group, value string
+		minute       time.Time
+	}
+	net := map[rkey]*store.Rollup{}
+	var order []rkey
+	var touched []rollupRef
+	add := func(d store.Rollup, old bool) {
+		kk := rkey{d.Level, d.Group, d.Value, d.Minute}
+		if old {
+			for name, m := range d.Metrics {
+				if m.N > 0 {
+					touched = append(touched, rollupRef{level: d.Level, group: d.Group, value: d.Value, minute: d.Minute, metric: name})
+				}
+			}
+			d = d.Negated()
+		}
+		if net[kk] == nil {
+			net[kk] = &store.Rollup{Level: d.Level, Minute: d.Minute, Group: d.Group, Value: d.Value}
+			order = append(order, kk)
+		}
+		net[kk].Plus(d)
+	}
+	for _, d := range rollupDeltas([]store.Trace{*rv.before}) {
+		add(d, true)
+	}
+	if rv.after != nil {
+		for _, d := range rollupDeltas([]store.Trace{*rv.after}) {
+			add(d, false)
+		}
+	}
+	for _, kk := range order {
+		d := net[kk]
+		if d.IsZero() {
+			continue
+		}
+		// The new values' extremes go in with the recompute below: a plain ADD here.
+		for _, m := range d.Metrics {
+			m.Min, m.Max = nil, nil
+		}
+		ops = append(ops, store.UpdateOp(store.RollupUpdate(rv.runID, *d)))
+	}
+	sum := summaryDelta(rv.runID, []store.Trace{*rv.before}, 0).Negated()
+	if rv.after != nil {
+		sum.Plus(summaryDelta(rv.runID, []store.Trace{*rv.after}, 0))
+	}
+	sum.NumSpans += rv.spansChange
+	ops = append(ops, store.UpdateOp(store.RunSummaryUpdate(rv.runID, sum, rv.now)))
+	if rv.after != nil {
+		for _, d := range rollupDeltas([]store.Trace{*rv.after}) {
+			for name, m := range d.Metrics {
+				if m.N > 0 {
+					touched = append(touched, rollupRef{level: d.Level, group: d.Group, value: d.Value, minute: d.Minute, metric: name})
+				}
+			}
+		}
+	}
+	if len(ops) > store.MaxTransactItems {
+		return nil, nil, fmt.Errorf("revise trace %s: %d actions, more than a transaction holds", rv.before.ID, len(ops))
+	}
+	return ops, touched, nil
+}
+
+// rollupRef names one metric of one roll-up item.
+type rollupRef struct {
+	level        store.RollupLevel
+	group, value string
+	minute       time.Time
+	metric       string
+}
+
+// maxExtremeRounds bounds the recomputes of one bucket that lose a race to a writer.
+const maxExtremeRounds = 8
+
+// recomputeExtremes sets the min and max of each referenced metric and item from the traces
+// of its period: the minimum and maximum of the values the bucket's traces hold now. Each
+// item's write is conditioned on its trace count being what the scan saw, and redone when
+// it was not.
+func recomputeExtremes(ctx context.Context, t store.Table, runID string, refs []rollupRef) error {
+	type period struct {
+		level  store.RollupLevel
+		minute time.Time
+	}
+	byPeriod := map[period][]rollupRef{}
+	for _, r := range refs {
+		p := period{r.level, r.minute}
+		byPeriod[p] = append(byPeriod[p], r)
+	}
+	for p, rs := range byPeriod {
+		if err := recomputePeriod(ctx, t, runID, p.level, p.minute, rs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func recomputePeriod(ctx context.Context, t store.Table, runID string, level store.RollupLevel, minute time.Time, refs []rollupRef) error {
+	for round := 0; round < maxExtremeRounds; round++ {
+		var traces []store.Trace
+		err := store.ScanTraces(ctx, t, runID, minute, minute.Add(level.Period()), store.ScanOptions{}, func(tr *store.Trace) error {
+			traces = append(traces, *tr)
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("recompute extremes: %w", err)
+		}
+		fresh := map[store.Key]store.Rollup{}
+		for _, d := range rollupDeltas(traces) {
+			if d.Level == level {
+				fresh[store.RollupKey(runID, d.Level, d.Group, d.Minute, d.Value)] = d
+			}
+		}
+		raced := false
+		done := map[store.Key]bool{}
+		for _, r := range refs {
+			k := store.RollupKey(runID, r.level, r.group, r.minute, r.value)
+			if done[k] {
+				continue
+			}
+			done[k] = true
+			d := fresh[k]
+			u := store.Update{Key: k, Set: map[string]any{}, Conds: []store.Cond{store.Equals("n", d.Count)}}
+			if d.Count == 0 {
+				u.Conds = []store.Cond{store.Exists()}
+			}
+			for _, rr := range refs {
+				if store.RollupKey(runID, rr.level, rr.group, rr.minute, rr.value) != k {
+					continue
+				}
+				mn, mx := store.ExtremeAttrs(rr.metric)
+				if m := d.Metrics[rr.metric]; m != nil && m.Min != nil {
+					u.Set[mn], u.Set[mx] = m.Min.String(), m.Max.String()
+				} else if !containsAttr(u.Remove, mn) {
+					u.Remove = append(u.Remove, mn, mx)
+				}
+			}
+			if len(u.Set) == 0 {
+				u.Set = nil
+			}
+			if _, err := t.Update(ctx, u); err != nil {
+				if errors.Is(err, store.ErrConditionFailed) {
+					raced = true
+					continue
+				}
+				return fmt.Errorf("recompute extremes of %v: %w", k, err)
+			}
+		}
+		if !raced {
+			return nil
+		}
+	}
+	return fmt.Errorf("recompute extremes: %w", store.ErrConflict)
+}
+
+func containsAttr(list []string, a string) bool {
+	for _, x := range list {
+		if x == a {
+			return true
+		}
+	}
+	return false
+}

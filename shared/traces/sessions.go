@@ -1,0 +1,168 @@
+package traces
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/google/uuid"
+
+	"github.com/evalobs/evalapi/shared/auth"
+	"github.com/evalobs/evalapi/shared/base"
+	"github.com/evalobs/evalapi/shared/httpapi"
+	"github.com/evalobs/evalapi/shared/store"
+	"github.com/evalobs/evalapi/shared/validate"
+)
+
+// Sessions of a run: created by the logging client before it logs their traces
+// (POST sessions), found by external id, or created implicitly by the traces that name them.
+
+// sessionNamespace makes the id of a session named by an external id a function of its run
+// and that id, so that concurrent creations of "the session of user 42" make one session.
+var sessionNamespace = uuid.MustParse("3f1c5e7a-9b2d-4c6e-8a0f-1d2e3f4a5b6c")
+
+func externalSessionID(runID, externalID string) string {
+	h := sha256.Sum256([]byte(runID + "\x00" + externalID))
+	return uuid.NewHash(sha256.New(), sessionNamespace, h[:], 5).String()
+}
+
+// sessionRequest is the client's SessionCreateRequest.
+type sessionRequest struct {
+	run                          runRef
+	name, externalID, previousID *string
+	metadata                     map[string]string
+}
+
+func readSessionCreate(errs *validate.Errors, raw any, present bool) sessionRequest {
+	var q sessionRequest
+	o, ok := errs.Body(raw, present).Required().Object()
+	if !ok {
+		return q
+	}
+	before := errs.Len()
+	fields := []string{"log_stream_id", "experiment_id"}
+	run, one := readRun(o, fields)
+	q.run = run
+	readClientFields(o)
+	q.name = optStr(o, "name", validate.MaxLen(1000))
+	q.externalID = optStr(o, "external_id", validate.MinLen(1), validate.MaxLen(255))
+	q.previousID = optUUID(o, "previous_session_id")
+	q.metadata = optStringMap(o, "user_metadata")
+	if errs.Len() == before && !one {
+		errs.Add(oneRunError(o, fields))
+	}
+	return q
+}
+
+// sessionCreated is the client's SessionCreateResponse.
+type sessionCreated struct {
+	ID                string  `json:"id"`
+	Name              *string `json:"name"`
+	ProjectID         string  `json:"project_id"`
+	ProjectName       string  `json:"project_name"`
+	PreviousSessionID *string `json:"previous_session_id"`
+	ExternalID        *string `json:"external_id"`
+}
+
+// createSession is POST /v2/projects/{project_id}/sessions. A session with an external id
+// is the one session of the run with it: creating it again answers the same session.
+func (h *handlers) createSession(w http.ResponseWriter, r *http.Request) error {
+	raw, present, err := httpapi.DecodeBody(r, 0)
+	if err != nil {
+		return err
+	}
+	errs := validate.New()
+	projectID, _ := errs.Path("project_id", r.PathValue("project_id")).UUID(4)
+	q := readSessionCreate(errs, raw, present)
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	if err := auth.RequireWrite(r.Context()); err != nil {
+		return err
+	}
+	c, _ := base.Caller(r)
+	project, run, err := h.findProjectRun(r.Context(), c, projectID, q.run)
+	if err != nil {
+		return err
+	}
+	s := store.LogSession{ID: uuid.NewString(), RunID: run.ID, ProjectID: run.ProjectID, OrgID: run.OrgID,
+		Name: q.name, ExternalID: q.externalID, PreviousSessionID: q.previousID, Metadata: q.metadata, CreatedAt: h.Stamp()}
+	if q.externalID != nil {
+		s.ID = externalSessionID(run.ID, *q.externalID)
+	}
+	created, err := store.PutLogSession(r.Context(), h.Table, s)
+	if err != nil {
+		return err
+	}
+	if !created { // the session of this external id exists: answer it as it is
+		if s, err = h.sessionByID(r.Context(), c, projectID, s.ID); err != nil {
+			return err
+		}
+	}
+	httpapi.WriteJSON(w, http.StatusOK, sessionCreated{ID: s.ID, Name: s.Name, ProjectID: project.ID,
+		ProjectName: project.Name, PreviousSessionID: s.PreviousSessionID, ExternalID: s.ExternalID})
+	return nil
+}
+
+// requestSession is the session an ingestion request names for its traces: session_id, or
+// the session of session_external_id (created when the run has none), or none.
+func (h *handlers) requestSession(ctx context.Context, run store.Run, id, externalID *string) (*string, error) {
+	if id != nil || externalID == nil {
+		return id, nil
+	}
+	s := store.LogSession{ID: externalSessionID(run.ID, *externalID), RunID: run.ID, ProjectID: run.ProjectID,
+		OrgID: run.OrgID, ExternalID: externalID, CreatedAt: h.Stamp()}
+	if _, err := store.PutLogSession(ctx, h.Table, s); err != nil {
+		return nil, err
+	}
+	return &s.ID, nil
+}
+
+// ensureSessions creates, without name, the sessions the traces name that the run does not
+// hold yet (a client may log a trace of a session it never created).
+func (h *handlers) ensureSessions(ctx context.Context, run store.Run, traces []store.Trace) error {
+	seen := map[string]bool{}
+	var keys []store.Key
+	for _, tr := range traces {
+		if tr.SessionID != nil && !seen[*tr.SessionID] {
+			seen[*tr.SessionID] = true
+			keys = append(keys, store.RecordClaimKey(run.ID, *tr.SessionID))
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	found, err := h.Table.BatchGet(ctx, keys, false)
+	if err != nil {
+		return fmt.Errorf("sessions: %w", err)
+	}
+	for _, it := range found {
+		delete(seen, it.Key().PK[len("RECID#"+run.ID+"#"):])
+	}
+	for id := range seen {
+		s := store.LogSession{ID: id, RunID: run.ID, ProjectID: run.ProjectID, OrgID: run.OrgID, CreatedAt: h.Stamp()}
+		if _, err := store.PutLogSession(ctx, h.Table, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sessionByID reads a session of the caller's project, or answers 404.
+func (h *handlers) sessionByID(ctx context.Context, c auth.Caller, projectID, id string) (store.LogSession, error) {
+	it, err := store.RecordItem(ctx, h.Table, c.OrgID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return store.LogSession{}, httpapi.NotFound("Session")
+	}
+	if err != nil {
+		return store.LogSession{}, err
+	}
+	var s store.LogSession
+	if it[store.AttrEntity] != store.EntityLogSession || store.DecodeLogSession(it, &s) != nil ||
+		s.OrgID != c.OrgID || s.ProjectID != projectID {
+		return store.LogSession{}, httpapi.NotFound("Session")
+	}
+	return s, nil
+}
