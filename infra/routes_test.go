@@ -163,8 +163,8 @@ background worker (StreamFunction reads the table's stream).
 // serves it (shared/<family>) and its Lambda (functions/<family>): the first path segment
 // after the version prefix, the segment after the project for a project's resources.
 // The identity family gathers the account routes; a project's log streams belong to the
-// projects family, its metrics to the observability family (traces), a run's signals to
-// signals.
+// projects family, its metrics, spans, sessions and exports to the observability family
+// (traces), a run's signals to signals.
 func familyOf(path string) string {
 	segs := strings.Split(strings.Trim(strings.TrimPrefix(path, "/v2"), "/"), "/")
 	switch segs[0] {
@@ -175,7 +175,7 @@ func familyOf(path string) string {
 			return "projects"
 		}
 		switch segs[2] {
-		case "metrics":
+		case "metrics", "spans", "sessions", "export_records", "otel":
 			return "traces"
 		case "runs":
 			if len(segs) >= 5 {

@@ -29,7 +29,8 @@ func TestLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := sums[res.LogStreamID]
-	if s.NumTraces != 2500 || s.NumSpans != 2500 || s.NumSessions == 0 || s.NumSessions >= 2500 {
+	// every trace has an agent span with a retriever and an llm span under it, a quarter a tool call too
+	if s.NumTraces != 2500 || s.NumSpans < 3*2500 || s.NumSpans > 4*2500 || s.NumSessions == 0 || s.NumSessions >= 2500 {
 		t.Errorf("summary counts %d traces, %d spans, %d sessions", s.NumTraces, s.NumSpans, s.NumSessions)
 	}
 	for _, m := range []string{"correctness", "toxicity", "tone", "latency_ms", "total_tokens", "total_cost"} {

@@ -11,7 +11,7 @@ import (
 )
 
 // generator makes synthetic traces spread evenly over a day: a few names, two models of two
-// providers, sessions of a handful of traces, one llm span each, scorer values that depend
+// providers, sessions of a handful of traces, each an agent span with retriever, llm and sometimes tool spans under it, scorer values that depend
 // a little on the model, and a scorer error on about one trace in a hundred.
 type generator struct {
 	rnd     *rand.Rand

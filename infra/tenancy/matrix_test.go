@@ -33,6 +33,8 @@ func x(f ...func(a, b *tenant) req) []func(a, b *tenant) req { return f }
 
 const traceBody = `{"log_stream_id":%q,"traces":[{"created_at":"2026-01-01T00:40:00Z","name":"n","input":"i","output":"o"}]}`
 
+const spansBody = `{"log_stream_id":%q,"trace_id":%q,"parent_id":%q,"spans":[{"type":"tool","name":"t","input":"i"}]}`
+
 // matrix is every operation of the API, by route.
 var matrix = map[string]entry{
 	"GET /v2/healthcheck":    {note: "no record, no write, no credentials"},
@@ -184,6 +186,70 @@ var matrix = map[string]entry{
 			return req{"/v2/projects/" + a.ProjectID + "/traces", fmt.Sprintf(traceBody, a.LogStreamID)}
 		},
 	},
+	"GET /v2/projects/{project_id}/traces/{trace_id}": {cross: x(
+		func(a, b *tenant) req { return req{"/v2/projects/" + b.ProjectID + "/traces/" + b.TraceID, ""} },
+		func(a, b *tenant) req { return req{"/v2/projects/" + a.ProjectID + "/traces/" + b.TraceID, ""} },
+	)},
+	"PATCH /v2/projects/{project_id}/traces/{trace_id}": {
+		cross: x(
+			func(a, b *tenant) req {
+				return req{"/v2/projects/" + b.ProjectID + "/traces/" + b.TraceID, `{"output":"x"}`}
+			},
+			func(a, b *tenant) req {
+				return req{"/v2/projects/" + a.ProjectID + "/traces/" + b.TraceID, `{"output":"x"}`}
+			},
+		),
+		write: func(a *tenant) req {
+			return req{"/v2/projects/" + a.ProjectID + "/traces/" + a.TraceID, `{"output":"x"}`}
+		},
+	},
+	"GET /v2/projects/{project_id}/spans/{span_id}": {cross: x(
+		func(a, b *tenant) req { return req{"/v2/projects/" + b.ProjectID + "/spans/" + b.SpanID, ""} },
+		func(a, b *tenant) req { return req{"/v2/projects/" + a.ProjectID + "/spans/" + b.SpanID, ""} },
+	)},
+	"PATCH /v2/projects/{project_id}/spans/{span_id}": {
+		cross: x(
+			func(a, b *tenant) req {
+				return req{"/v2/projects/" + b.ProjectID + "/spans/" + b.SpanID, `{"output":"x"}`}
+			},
+			func(a, b *tenant) req {
+				return req{"/v2/projects/" + a.ProjectID + "/spans/" + b.SpanID, `{"output":"x"}`}
+			},
+		),
+		write: func(a *tenant) req {
+			return req{"/v2/projects/" + a.ProjectID + "/spans/" + a.SpanID, `{"output":"x"}`}
+		},
+	},
+	"POST /v2/projects/{project_id}/spans": {
+		cross: x(
+			func(a, b *tenant) req {
+				return req{"/v2/projects/" + b.ProjectID + "/spans", fmt.Sprintf(spansBody, b.LogStreamID, b.TraceID, b.TraceID)}
+			},
+			func(a, b *tenant) req {
+				return req{"/v2/projects/" + a.ProjectID + "/spans", fmt.Sprintf(spansBody, a.LogStreamID, b.TraceID, b.TraceID)}
+			},
+		),
+		write: func(a *tenant) req {
+			return req{"/v2/projects/" + a.ProjectID + "/spans", fmt.Sprintf(spansBody, a.LogStreamID, a.TraceID, a.TraceID)}
+		},
+	},
+	"POST /v2/projects/{project_id}/sessions": {
+		cross: x(
+			func(a, b *tenant) req {
+				return req{"/v2/projects/" + b.ProjectID + "/sessions", fmt.Sprintf(`{"log_stream_id":%q}`, b.LogStreamID)}
+			},
+			func(a, b *tenant) req {
+				return req{"/v2/projects/" + a.ProjectID + "/sessions", fmt.Sprintf(`{"log_stream_id":%q}`, b.LogStreamID)}
+			},
+		),
+		write: func(a *tenant) req {
+			return req{"/v2/projects/" + a.ProjectID + "/sessions", fmt.Sprintf(`{"log_stream_id":%q}`, a.LogStreamID)}
+		},
+	},
+	"GET /v2/projects/{project_id}/sessions/{session_id}": {cross: x(
+		func(a, b *tenant) req { return req{"/v2/projects/" + b.ProjectID + "/sessions/" + b.SessionID, ""} },
+		func(a, b *tenant) req { return req{"/v2/projects/" + a.ProjectID + "/sessions/" + b.SessionID, ""} },
+	)},
 	"GET /v2/projects/{project_id}/experiments": {cross: x(func(a, b *tenant) req { return req{"/v2/projects/" + b.ProjectID + "/experiments", ""} })},
 	"POST /v2/projects/{project_id}/experiments": {
 		cross: x(func(a, b *tenant) req { return req{"/v2/projects/" + b.ProjectID + "/experiments", `{"name":"x"}`} }),

@@ -46,6 +46,7 @@ type tenant struct {
 	UserID, GroupID, APIKeyID, IntegrationID         string
 	DatasetID, RowID                                 string
 	ScorerID, ProjectID, LogStreamID, ExperimentID   string
+	TraceID, SpanID, SessionID                       string
 	createdPassword, createdAPIKey, integrationToken string
 }
 
@@ -163,12 +164,16 @@ func (w *world) populate(name string) *tenant {
 	ls := w.must(adm, "POST", "/v2/projects/"+tn.ProjectID+"/log_streams", `{"name":"production"}`)
 	tn.LogStreamID = str(ls, "id")
 	w.must(adm, "PATCH", w.metricSettings(tn), fmt.Sprintf(`{"scorers":[{"id":%q}]}`, tn.ScorerID))
-	w.must(adm, "POST", "/v2/projects/"+tn.ProjectID+"/traces", fmt.Sprintf(`{"log_stream_id":%q,"traces":[`+
-		`{"created_at":"2026-01-01T00:30:10Z","name":"n","input":"i","output":"o","model":"m1","metrics":{"tone":"calm"}}]}`, tn.LogStreamID))
+	s := w.must(adm, "POST", "/v2/projects/"+tn.ProjectID+"/sessions", fmt.Sprintf(`{"log_stream_id":%q,"name":"chat"}`, tn.LogStreamID))
+	tn.SessionID = str(s, "id")
+	tn.TraceID, tn.SpanID = uuid.NewString(), uuid.NewString()
+	w.must(adm, "POST", "/v2/projects/"+tn.ProjectID+"/traces", fmt.Sprintf(`{"log_stream_id":%q,"session_id":%q,"traces":[`+
+		`{"id":%q,"created_at":"2026-01-01T00:30:10Z","name":"n","input":"i","output":"o","model":"m1","metrics":{"tone":"calm"},`+
+		`"spans":[{"id":%q,"type":"llm","name":"call","input":[{"role":"user","content":"i"}]}]}]}`, tn.LogStreamID, tn.SessionID, tn.TraceID, tn.SpanID))
 	e := w.must(adm, "POST", "/v2/projects/"+tn.ProjectID+"/experiments", `{"name":"nightly-`+name+`"}`)
 	tn.ExperimentID = str(e, "id")
 	w.must(adm, "PUT", w.signals(tn), `{"model":"gpt-4o-mini","notification_severities":["HIGH"]}`)
-	for _, id := range []string{tn.UserID, tn.GroupID, tn.APIKeyID, tn.IntegrationID, tn.DatasetID, tn.RowID, tn.ScorerID, tn.ProjectID, tn.LogStreamID, tn.ExperimentID, tn.createdAPIKey} {
+	for _, id := range []string{tn.UserID, tn.GroupID, tn.APIKeyID, tn.IntegrationID, tn.DatasetID, tn.RowID, tn.ScorerID, tn.ProjectID, tn.LogStreamID, tn.ExperimentID, tn.createdAPIKey, tn.TraceID, tn.SpanID, tn.SessionID} {
 		if id == "" {
 			t.Fatalf("populate %s: an id is missing: %+v", name, tn)
 		}

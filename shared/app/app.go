@@ -11,8 +11,8 @@
 //
 // Functions are grouped by resource family: one HTTP function per first path segment after
 // the version prefix (for /v2/projects/{project_id}/<family>/..., the <family> segment; a
-// project itself and its log streams are the projects family, its metrics the traces
-// family, a run's signals the signals family; login, tokens, users, API keys and groups the
+// project itself and its log streams are the projects family, its metrics, spans, sessions
+// and exports the traces (observability) family, a run's signals the signals family; login, tokens, users, API keys and groups the
 // identity family), and one function per background worker (functions/stream reads the
 // table's stream). docs/routes.md lists every route with its handler and function.
 package app
@@ -39,8 +39,8 @@ type Deps struct {
 	// Payloads keeps record contents too large for the table (S3 in the cloud, the data
 	// directory locally, memory in tests).
 	Payloads payload.Store
-	Log     *slog.Logger
-	Now     func() time.Time
+	Log      *slog.Logger
+	Now      func() time.Time
 	// Auth authenticates requests: its Authenticate middleware guards every operation but
 	// the healthcheck, the login routes and the refresh exchange.
 	Auth *auth.Service

@@ -63,16 +63,32 @@ func DecodeLogSession(it Item, into *LogSession) error {
 	return nil
 }
 
-// PutLogSession stores a session unless one of its id exists; false when it did (a retried
-// create: the session is there either way).
-func PutLogSession(ctx context.Context, t Table, s LogSession) (bool, error) {
+// LogSessionOps create a session: the run's claim of the session (what the run summary's
+// session count counts), its record and the claim of its id. The transaction fails on one of
+// them when the run has the session already (created by the client, or by traces that
+// named it first).
+func LogSessionOps(s LogSession) ([]Op, error) {
 	it, err := LogSessionItem(s)
+	if err != nil {
+		return nil, err
+	}
+	ck, rk := RecordClaimKey(s.RunID, s.ID), SessionKey(s.RunID, s.ID)
+	return []Op{
+		PutOp(Item{AttrPK: rk.PK, AttrSK: rk.SK, AttrEntity: "run_session", "run_id": s.RunID}, NotExists()),
+		PutOp(it, NotExists()),
+		PutOp(Item{AttrPK: ck.PK, AttrSK: ck.SK, AttrEntity: "record_claim", "run_id": s.RunID, "record_sk": it.Key().SK}, NotExists()),
+	}, nil
+}
+
+// PutLogSession stores a session and counts it in the run summary, unless the run has it;
+// false when it did (a retried create: the session is there either way).
+func PutLogSession(ctx context.Context, t Table, s LogSession) (bool, error) {
+	ops, err := LogSessionOps(s)
 	if err != nil {
 		return false, err
 	}
-	ck := RecordClaimKey(s.RunID, s.ID)
-	err = t.Transact(ctx, []Op{PutOp(it, NotExists()), PutOp(Item{AttrPK: ck.PK, AttrSK: ck.SK,
-		AttrEntity: "record_claim", "run_id": s.RunID, "record_sk": it.Key().SK}, NotExists())})
+	ops = append(ops, UpdateOp(RunSummaryUpdate(s.RunID, RunSummary{RunID: s.RunID, NumSessions: 1}, s.CreatedAt)))
+	err = t.Transact(ctx, ops)
 	if errors.Is(err, ErrConditionFailed) {
 		return false, nil
 	}

@@ -93,31 +93,31 @@ type Usage struct {
 // Trace is one record of a run. Optional columns are pointers: nil means the trace holds no
 // value (a filter on that column does not match it).
 type Trace struct {
-	ID                     string                 `json:"id"`
-	RunID                  string                 `json:"run_id"`
-	ProjectID              string                 `json:"project_id"`
-	OrgID                  string                 `json:"org_id"`
-	CreatedAt              time.Time              `json:"created_at"`
-	UpdatedAt              *time.Time             `json:"updated_at,omitempty"`
-	Type                   string                 `json:"type"`
-	Name                   string                 `json:"name"`
-	Tags                   []string               `json:"tags,omitempty"`
-	StatusCode             *int64                 `json:"status_code,omitempty"`
-	ExternalID             *string                `json:"external_id,omitempty"`
-	DatasetInput           *string                `json:"dataset_input,omitempty"`
-	DatasetOutput          *string                `json:"dataset_output,omitempty"`
-	DatasetGeneratedOutput *string                `json:"dataset_generated_output,omitempty"`
-	DatasetMetadata        map[string]string      `json:"dataset_metadata,omitempty"`
-	ErrorMessage           *string                `json:"error_message,omitempty"`
-	ProgressMessage        *string                `json:"progress_message,omitempty"`
-	IsComplete             bool                   `json:"is_complete"`
-	HasChildren            bool                   `json:"has_children"`
-	NumSpans               int64                  `json:"num_spans,omitempty"`
-	SessionID              *string                `json:"session_id,omitempty"`
-	Model                  *string                `json:"model,omitempty"`
-	Provider               *string                `json:"provider,omitempty"`
-	Temperature            *float64               `json:"temperature,omitempty"`
-	FinishReason           *string                `json:"finish_reason,omitempty"`
+	ID                     string            `json:"id"`
+	RunID                  string            `json:"run_id"`
+	ProjectID              string            `json:"project_id"`
+	OrgID                  string            `json:"org_id"`
+	CreatedAt              time.Time         `json:"created_at"`
+	UpdatedAt              *time.Time        `json:"updated_at,omitempty"`
+	Type                   string            `json:"type"`
+	Name                   string            `json:"name"`
+	Tags                   []string          `json:"tags,omitempty"`
+	StatusCode             *int64            `json:"status_code,omitempty"`
+	ExternalID             *string           `json:"external_id,omitempty"`
+	DatasetInput           *string           `json:"dataset_input,omitempty"`
+	DatasetOutput          *string           `json:"dataset_output,omitempty"`
+	DatasetGeneratedOutput *string           `json:"dataset_generated_output,omitempty"`
+	DatasetMetadata        map[string]string `json:"dataset_metadata,omitempty"`
+	ErrorMessage           *string           `json:"error_message,omitempty"`
+	ProgressMessage        *string           `json:"progress_message,omitempty"`
+	IsComplete             bool              `json:"is_complete"`
+	HasChildren            bool              `json:"has_children"`
+	NumSpans               int64             `json:"num_spans,omitempty"`
+	SessionID              *string           `json:"session_id,omitempty"`
+	Model                  *string           `json:"model,omitempty"`
+	Provider               *string           `json:"provider,omitempty"`
+	Temperature            *float64          `json:"temperature,omitempty"`
+	FinishReason           *string           `json:"finish_reason,omitempty"`
 	Usage
 	Metadata map[string]string      `json:"metadata,omitempty"` // the client's user_metadata
 	Metrics  map[string]MetricValue `json:"metrics,omitempty"`

@@ -14,6 +14,11 @@ import (
 const (
 	ExampleProjectID   = "6a1f0c3e-8b2d-4e5f-9a7c-1d2e3f4a5b60"
 	ExampleLogStreamID = "6a1f0c3e-8b2d-4e5f-9a7c-1d2e3f4a5b61"
+	// ExampleSessionID is the session of the example traces; ExampleTraceID the first of
+	// them, with one llm span, ExampleSpanID.
+	ExampleSessionID = "6a1f0c3e-8b2d-4e5f-9a7c-1d2e3f4a5b62"
+	ExampleTraceID   = "6a1f0c3e-8b2d-4e5f-9a7c-1d2e3f4a5b80"
+	ExampleSpanID    = "6a1f0c3e-8b2d-4e5f-9a7c-1d2e3f4a5b90"
 )
 
 var exampleStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -41,7 +46,7 @@ func exampleTraces() []store.Trace {
 	num := func(f float64) store.MetricValue { return store.MetricValue{Number: &f} }
 	b := func(v bool) store.MetricValue { return store.MetricValue{Bool: &v} }
 	cat := func(s string) store.MetricValue { return store.MetricValue{Category: &s} }
-	return []store.Trace{
+	traces := []store.Trace{
 		mk(0, "gpt-4o", 100, 50, 0.5, map[string]store.MetricValue{"correctness": num(1), "toxic": b(false), "tone": cat("neutral")}),
 		mk(1, "gpt-4o", 300, 150, 1.5, map[string]store.MetricValue{"correctness": num(0.5), "toxic": b(true), "tone": cat("angry")}),
 		mk(2, "gpt-4o-mini", 200, 100, 0.25, map[string]store.MetricValue{"correctness": num(0), "toxic": b(false), "tone": cat("neutral")}),
@@ -49,6 +54,16 @@ func exampleTraces() []store.Trace {
 			Code: 1006, Message: "The judge model timed out.", Severity: "high", ErrorType: "llm_api_error",
 			ErrorGroup: "scorer", Retriable: true}}}),
 	}
+	for i := range traces {
+		traces[i].SessionID = ptr(ExampleSessionID)
+	}
+	tr := &traces[0]
+	tr.Spans = []store.Span{{ID: ExampleSpanID, TraceID: tr.ID, ParentID: tr.ID, Depth: 1, Type: "llm", Name: "openai.chat",
+		CreatedAt: tr.CreatedAt, IsComplete: true, Model: tr.Model, Provider: tr.Provider, Usage: tr.Usage,
+		RecordContent: store.RecordContent{Input: store.Content(`[{"role":"user","content":"question 0"}]`),
+			Output: store.Content(`{"role":"assistant","content":"answer 0"}`)}}}
+	tr.HasChildren, tr.NumSpans = true, 1
+	return traces
 }
 
 // SeedExample writes the example project, its log stream with three scorers, and four traces

@@ -76,10 +76,7 @@ func (h *handlers) ingest(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	session, err := h.requestSession(r.Context(), run, q.sessionID, q.sessionExternalID)
-	if err != nil {
-		return err
-	}
+	session, described := h.requestSession(run, q.sessionID, q.sessionExternalID)
 	if session == nil && slices.ContainsFunc(q.traces, func(tr store.Trace) bool { return tr.SessionID == nil }) {
 		// Traces logged without a session share one of their own, named by the first trace
 		// (a retried request finds the same one): every trace belongs to a session.
@@ -93,13 +90,10 @@ func (h *handlers) ingest(w http.ResponseWriter, r *http.Request) error {
 		}
 		spans += len(q.traces[i].Spans)
 	}
-	if err := h.ensureSessions(r.Context(), run, q.traces); err != nil {
-		return err
-	}
 	if err := h.offloadTraces(r.Context(), run, q.traces); err != nil {
 		return err
 	}
-	n, err := Ingest(r.Context(), h.Table, run, q.traces, h.Now().UTC())
+	n, err := ingestWith(r.Context(), h.Table, run, q.traces, h.Now().UTC(), described)
 	if err != nil {
 		return err
 	}
@@ -123,8 +117,13 @@ func (h *handlers) ingest(w http.ResponseWriter, r *http.Request) error {
 // share the summary and the totals); when a chunk cannot be written, the error says so
 // and the chunks before it stay written, complete. It returns the number of traces written.
 func Ingest(ctx context.Context, t store.Table, run store.Run, traces []store.Trace, now time.Time) (int, error) {
+	return ingestWith(ctx, t, run, traces, now, nil)
+}
+
+// ingestWith is Ingest with the sessions the request describes (an external id's session).
+func ingestWith(ctx context.Context, t store.Table, run store.Run, traces []store.Trace, now time.Time, sessions map[string]store.LogSession) (int, error) {
 	in := &ingestion{t: t, runID: run.ID, now: now, stored: map[store.Key]bool{}, claimed: map[string]bool{},
-		cur: map[store.Key]store.Item{}, traces: map[store.Key]bool{}, session: map[store.Key]string{}}
+		cur: map[store.Key]store.Item{}, traces: map[store.Key]bool{}, session: map[store.Key]string{}, newSessions: sessions}
 	var keys []store.Key
 	unique := make([]store.Trace, 0, len(traces))
 	for i := range traces {
@@ -168,12 +167,15 @@ func Ingest(ctx context.Context, t store.Table, run store.Run, traces []store.Tr
 			pending = append(pending, tr)
 		}
 	}
-	// The spans of the new traces go first, in idempotent batches: a trace is stored (and
-	// counted) only after its spans, so it is never read without them, and a retry after a
-	// failure in between writes the same span items again.
+	// A trace's few spans go in its chunk's transaction. The spans of a trace with many go
+	// first, in idempotent batches: a trace is stored (and counted) only after its spans, so
+	// it is never read without them, and a retry after a failure in between writes the same
+	// span items again.
 	var spans []store.Span
 	for _, tr := range pending {
-		spans = append(spans, tr.Spans...)
+		if len(tr.Spans) > inlineSpans {
+			spans = append(spans, tr.Spans...)
+		}
 	}
 	if len(spans) > 0 {
 		if err := store.PutSpans(ctx, t, spans); err != nil {
@@ -213,9 +215,15 @@ func chunks(traces []store.Trace, claimed map[string]bool) [][]store.Trace {
 		tr := &traces[i]
 		it, _ := store.TraceItem(*tr)
 		addActions, addBytes := 2, store.ItemSize(it) // the trace and the claim of its id
+		if len(tr.Spans) <= inlineSpans {
+			for _, sp := range tr.Spans {
+				si, _ := store.SpanItem(sp)
+				addActions, addBytes = addActions+1, addBytes+store.ItemSize(si)
+			}
+		}
 		newSession := tr.SessionID != nil && !claimed[*tr.SessionID] && !sessions[*tr.SessionID]
 		if newSession {
-			addActions++
+			addActions += 3 // the run's claim, the record, the claim of its id
 		}
 		var newRollups []store.Key
 		for _, d := range rollupDeltas(traces[i : i+1]) {

@@ -19,8 +19,9 @@ const (
 	// maxDepth bounds the nesting of spans.
 	maxDepth = 64
 	// maxTagsPerTrace keeps a trace and everything it adds in one transaction (100
-	// actions): its put, a session claim, the run and column summaries, and, per minute and
-	// per hour, the totals, five group columns and one row per tag: 16 + 2 per tag.
+	// actions): its put and id claim, a new session (three actions), the run and column
+	// summaries, and, per minute and per hour, the totals, five group columns and one row
+	// per tag: 19 + 2 per tag.
 	maxTagsPerTrace = 40
 )
 

@@ -22,6 +22,9 @@ const (
 	chunkBytes   = store.MaxTransactBytes / 2
 	// fixedActions are the run summary and the column summary, in every chunk.
 	fixedActions = 2
+	// inlineSpans is how many spans of a trace go in its chunk's transaction; a trace with
+	// more has its spans written ahead of it in batches.
+	inlineSpans = 20
 )
 
 // Retries of one chunk: a concurrent writer that moved a min or max (or stored one of the
@@ -48,6 +51,9 @@ type ingestion struct {
 	cur     map[store.Key]store.Item // roll-ups and run summary as read or written (nil: absent)
 	traces  map[store.Key]bool       // the keys of this call's traces
 	session map[store.Key]string     // session claim key -> session id
+	// newSessions are the sessions to create as the request describes them (by id); others
+	// the traces name are created bare.
+	newSessions map[string]store.LogSession
 }
 
 // read reads keys (traces, session claims, roll-ups, the summary) with one batch read.
@@ -98,11 +104,30 @@ func (in *ingestion) build(live []store.Trace) ([]store.Op, []role, error) {
 		for _, op := range trOps {
 			ops, roles = append(ops, op), append(roles, role{trace: true, key: store.RecordClaimKey(tr.RunID, tr.ID)})
 		}
+		if len(tr.Spans) <= inlineSpans {
+			for _, sp := range tr.Spans {
+				it, err := store.SpanItem(sp)
+				if err != nil {
+					return nil, nil, fmt.Errorf("ingest: %w", err)
+				}
+				ops, roles = append(ops, store.PutOp(it)), append(roles, role{trace: true, key: store.RecordClaimKey(tr.RunID, tr.ID)})
+			}
+		}
 	}
 	var sessions int64
 	for _, id := range chunkSessions(live, in.claimed) {
-		ops = append(ops, store.SessionClaimOp(in.runID, id))
-		roles = append(roles, role{session: id, key: store.SessionKey(in.runID, id)})
+		s := in.newSessions[id]
+		if s.ID == "" { // a session the traces name that the run does not have: created bare
+			s = store.LogSession{ID: id, RunID: in.runID, ProjectID: live[0].ProjectID, OrgID: live[0].OrgID, CreatedAt: in.now}
+		}
+		sessionOps, err := store.LogSessionOps(s)
+		if err != nil {
+			return nil, nil, fmt.Errorf("ingest: %w", err)
+		}
+		for _, op := range sessionOps {
+			ops = append(ops, op)
+			roles = append(roles, role{session: id, key: store.SessionKey(in.runID, id)})
+		}
 		sessions++
 	}
 	update := func(u store.Update, exs []store.Extreme) {

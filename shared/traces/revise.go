@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/evalobs/evalapi/shared/fixed"
 	"github.com/evalobs/evalapi/shared/store"
 )
 
@@ -30,11 +31,19 @@ type revision struct {
 	spansChange int64      // spans added (positive) or removed (negative) with this change
 }
 
-// apply commits the revision and then repairs the extremes it may have invalidated.
+// apply commits the revision and then repairs the extremes it may have invalidated: those
+// of the buckets where a value left that may have been their min or max, and those where a
+// new value may extend them.
 func (rv revision) apply(ctx context.Context, t store.Table) error {
 	ops, touched, err := rv.ops()
 	if err != nil {
 		return err
+	}
+	var cur map[store.Key]store.Item
+	if len(touched) > 0 { // the extremes as they stand, read before the write
+		if cur, err = rollupItems(ctx, t, rv.runID, touched); err != nil {
+			return err
+		}
 	}
 	if err := t.Transact(ctx, ops); err != nil {
 		if errors.Is(err, store.ErrConditionFailed) {
@@ -42,7 +51,73 @@ func (rv revision) apply(ctx context.Context, t store.Table) error {
 		}
 		return fmt.Errorf("revise trace %s: %w", rv.before.ID, err)
 	}
-	return recomputeExtremes(ctx, t, rv.runID, touched)
+	// A value that came extends the extremes by a compare-and-set, as an ingestion does; a
+	// value that left and was an extreme makes the bucket's extremes be recomputed.
+	came := map[store.Key][]store.Extreme{}
+	var order []store.Key
+	for _, r := range touched {
+		if r.left {
+			continue
+		}
+		k := store.RollupKey(rv.runID, r.level, r.group, r.minute, r.value)
+		if came[k] == nil {
+			order = append(order, k)
+		}
+		mn, mx := store.ExtremeAttrs(r.metric)
+		came[k] = append(came[k], store.Extreme{Attr: mn, Value: r.moved, Min: true}, store.Extreme{Attr: mx, Value: r.moved})
+	}
+	for _, k := range order {
+		if err := store.SetExtremes(ctx, t, k, cur[k], came[k]); err != nil {
+			return err
+		}
+	}
+	return recomputeExtremes(ctx, t, rv.runID, needRecompute(rv.runID, touched, cur))
+}
+
+// rollupItems reads the roll-up items refs name, in one batch.
+func rollupItems(ctx context.Context, t store.Table, runID string, refs []rollupRef) (map[store.Key]store.Item, error) {
+	seen := map[store.Key]bool{}
+	var keys []store.Key
+	for _, r := range refs {
+		k := store.RollupKey(runID, r.level, r.group, r.minute, r.value)
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	items, err := t.BatchGet(ctx, keys, true)
+	if err != nil {
+		return nil, fmt.Errorf("revise: read roll-ups: %w", err)
+	}
+	out := make(map[store.Key]store.Item, len(items))
+	for _, it := range items {
+		out[it.Key()] = it
+	}
+	return out, nil
+}
+
+// needRecompute keeps the refs whose bucket must have its extremes recomputed: a value that
+// left equals the bucket's min or max (or the bucket has none recorded), or a value that
+// came lies on or outside them.
+func needRecompute(runID string, refs []rollupRef, cur map[store.Key]store.Item) []rollupRef {
+	var out []rollupRef
+	for _, r := range refs {
+		if !r.left {
+			continue
+		}
+		it := cur[store.RollupKey(runID, r.level, r.group, r.minute, r.value)]
+		if it == nil {
+			out = append(out, r)
+			continue
+		}
+		p, err := store.ParseRollup(it)
+		m := p.Metrics[r.metric]
+		if err != nil || m == nil || m.Min == nil || m.Max == nil ||
+			r.moved.Cmp(*m.Min) <= 0 || r.moved.Cmp(*m.Max) >= 0 {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // ops builds the transaction: the trace's put (or delete) on its read doc, the net roll-up
@@ -70,14 +145,38 @@ func (rv revision) ops() ([]store.Op, []rollupRef, error) {
 	net := map[rkey]*store.Rollup{}
 	var order []rkey
 	var touched []rollupRef
+	newDeltas := map[rkey]store.Rollup{}
+	if rv.after != nil {
+		for _, d := range rollupDeltas([]store.Trace{*rv.after}) {
+			newDeltas[rkey{d.Level, d.Group, d.Value, d.Minute}] = d
+		}
+	}
+	oldDeltas := map[rkey]store.Rollup{}
+	for _, d := range rollupDeltas([]store.Trace{*rv.before}) {
+		oldDeltas[rkey{d.Level, d.Group, d.Value, d.Minute}] = d
+	}
+	// A metric value that leaves a bucket, or comes to one, unless it is the same value.
+	changed := func(from, to map[rkey]store.Rollup, left bool) {
+		for kk, d := range from {
+			for name, m := range d.Metrics {
+				if m.N == 0 || m.Min == nil {
+					continue
+				}
+				if o, ok := to[kk]; ok {
+					if om := o.Metrics[name]; om != nil && om.Min != nil && om.Min.Cmp(*m.Min) == 0 {
+						continue
+					}
+				}
+				touched = append(touched, rollupRef{level: d.Level, group: d.Group, value: d.Value, minute: d.Minute,
+					metric: name, moved: *m.Min, left: left})
+			}
+		}
+	}
+	changed(oldDeltas, newDeltas, true)
+	changed(newDeltas, oldDeltas, false)
 	add := func(d store.Rollup, old bool) {
 		kk := rkey{d.Level, d.Group, d.Value, d.Minute}
 		if old {
-			for name, m := range d.Metrics {
-				if m.N > 0 {
-					touched = append(touched, rollupRef{level: d.Level, group: d.Group, value: d.Value, minute: d.Minute, metric: name})
-				}
-			}
 			d = d.Negated()
 		}
 		if net[kk] == nil {
@@ -111,27 +210,20 @@ func (rv revision) ops() ([]store.Op, []rollupRef, error) {
 	}
 	sum.NumSpans += rv.spansChange
 	ops = append(ops, store.UpdateOp(store.RunSummaryUpdate(rv.runID, sum, rv.now)))
-	if rv.after != nil {
-		for _, d := range rollupDeltas([]store.Trace{*rv.after}) {
-			for name, m := range d.Metrics {
-				if m.N > 0 {
-					touched = append(touched, rollupRef{level: d.Level, group: d.Group, value: d.Value, minute: d.Minute, metric: name})
-				}
-			}
-		}
-	}
 	if len(ops) > store.MaxTransactItems {
 		return nil, nil, fmt.Errorf("revise trace %s: %d actions, more than a transaction holds", rv.before.ID, len(ops))
 	}
 	return ops, touched, nil
 }
 
-// rollupRef names one metric of one roll-up item.
+// rollupRef names one metric of one roll-up item, with the value a revision moves.
 type rollupRef struct {
 	level        store.RollupLevel
 	group, value string
 	minute       time.Time
 	metric       string
+	moved        fixed.Value
+	left         bool // the value left the bucket (else it came)
 }
 
 // maxExtremeRounds bounds the recomputes of one bucket that lose a race to a writer.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
-	"fmt"
 	"net/http"
 
 	"github.com/google/uuid"
@@ -107,47 +106,15 @@ func (h *handlers) createSession(w http.ResponseWriter, r *http.Request) error {
 }
 
 // requestSession is the session an ingestion request names for its traces: session_id, or
-// the session of session_external_id (created when the run has none), or none.
-func (h *handlers) requestSession(ctx context.Context, run store.Run, id, externalID *string) (*string, error) {
+// the session of session_external_id (whose id is a function of it), or none; and how the
+// ingestion creates the latter when the run has none yet.
+func (h *handlers) requestSession(run store.Run, id, externalID *string) (*string, map[string]store.LogSession) {
 	if id != nil || externalID == nil {
 		return id, nil
 	}
 	s := store.LogSession{ID: externalSessionID(run.ID, *externalID), RunID: run.ID, ProjectID: run.ProjectID,
 		OrgID: run.OrgID, ExternalID: externalID, CreatedAt: h.Stamp()}
-	if _, err := store.PutLogSession(ctx, h.Table, s); err != nil {
-		return nil, err
-	}
-	return &s.ID, nil
-}
-
-// ensureSessions creates, without name, the sessions the traces name that the run does not
-// hold yet (a client may log a trace of a session it never created).
-func (h *handlers) ensureSessions(ctx context.Context, run store.Run, traces []store.Trace) error {
-	seen := map[string]bool{}
-	var keys []store.Key
-	for _, tr := range traces {
-		if tr.SessionID != nil && !seen[*tr.SessionID] {
-			seen[*tr.SessionID] = true
-			keys = append(keys, store.RecordClaimKey(run.ID, *tr.SessionID))
-		}
-	}
-	if len(keys) == 0 {
-		return nil
-	}
-	found, err := h.Table.BatchGet(ctx, keys, false)
-	if err != nil {
-		return fmt.Errorf("sessions: %w", err)
-	}
-	for _, it := range found {
-		delete(seen, it.Key().PK[len("RECID#"+run.ID+"#"):])
-	}
-	for id := range seen {
-		s := store.LogSession{ID: id, RunID: run.ID, ProjectID: run.ProjectID, OrgID: run.OrgID, CreatedAt: h.Stamp()}
-		if _, err := store.PutLogSession(ctx, h.Table, s); err != nil {
-			return err
-		}
-	}
-	return nil
+	return &s.ID, map[string]store.LogSession{s.ID: s}
 }
 
 // sessionByID reads a session of the caller's project, or answers 404.

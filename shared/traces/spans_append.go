@@ -83,7 +83,7 @@ func (h *handlers) appendSpans(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	tr, _, err := h.traceItemByID(r.Context(), c, projectID, q.traceID)
+	tr, trItem, err := h.traceItemByID(r.Context(), c, projectID, q.traceID)
 	if err != nil {
 		return err
 	}
@@ -91,8 +91,9 @@ func (h *handlers) appendSpans(w http.ResponseWriter, r *http.Request) error {
 		return httpapi.NotFound("Trace")
 	}
 	depth := int64(1)
+	var parent store.Item
 	if q.parentID != tr.ID {
-		parent, err := h.Table.Get(r.Context(), store.SpanKey(tr.ID, q.parentID), true)
+		parent, err = h.Table.Get(r.Context(), store.SpanKey(tr.ID, q.parentID), true)
 		if errors.Is(err, store.ErrNotFound) {
 			return validate.Single(validate.ValueError([]any{"body", "parent_id"}, q.parentID, "the parent is neither the trace nor one of its spans"))
 		}
@@ -122,7 +123,7 @@ func (h *handlers) appendSpans(w http.ResponseWriter, r *http.Request) error {
 	if err := h.offloadSpans(r.Context(), tr.OrgID, tr.RunID, spans); err != nil {
 		return err
 	}
-	if err := h.appendTo(r.Context(), c, projectID, tr.ID, q.parentID, spans); err != nil {
+	if err := h.appendTo(r.Context(), c, projectID, tr, trItem, parent, spans); err != nil {
 		return err
 	}
 	httpapi.WriteJSON(w, http.StatusOK, spansAnswer{runIDs: runIDsOf(q.run), ProjectID: project.ID, ProjectName: project.Name,
@@ -130,9 +131,22 @@ func (h *handlers) appendSpans(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// appendTo writes spans under parentID in the trace and counts them once.
-func (h *handlers) appendTo(ctx context.Context, c auth.Caller, projectID, traceID, parentID string, spans []store.Span) error {
-	if err := store.PutSpans(ctx, h.Table, spans); err != nil {
+// appendTo writes spans in the trace (tr as read, with its item; parent the item of the
+// parent span, nil for the trace itself) and counts them once.
+func (h *handlers) appendTo(ctx context.Context, c auth.Caller, projectID string, tr store.Trace, trItem, parent store.Item, spans []store.Span) error {
+	traceID := tr.ID
+	// A few spans go in the counting transaction; more are written ahead in idempotent
+	// batches (a retry writes the same items and finds the marker or writes it).
+	var inline []store.Op
+	if len(spans) <= inlineSpans {
+		for _, sp := range spans {
+			it, err := store.SpanItem(sp)
+			if err != nil {
+				return err
+			}
+			inline = append(inline, store.PutOp(it))
+		}
+	} else if err := store.PutSpans(ctx, h.Table, spans); err != nil {
 		return err
 	}
 	ids := make([]string, len(spans))
@@ -145,26 +159,31 @@ func (h *handlers) appendTo(ctx context.Context, c auth.Caller, projectID, trace
 		sum.Write([]byte(id))
 	}
 	marker := store.Key{PK: "TRACE#" + traceID, SK: "BATCH#" + hex.EncodeToString(sum.Sum(nil))[:32]}
+	first := true
 	return h.retryRevision(ctx, func(ctx context.Context) error {
-		before, item, err := h.traceItemByID(ctx, c, projectID, traceID)
-		if err != nil {
-			return err
+		before, item := tr, trItem
+		if !first { // a lost race: read again
+			var err error
+			if before, item, err = h.traceItemByID(ctx, c, projectID, traceID); err != nil {
+				return err
+			}
+			if parent != nil {
+				if parent, err = h.Table.Get(ctx, parent.Key(), true); err != nil {
+					return err
+				}
+			}
 		}
-		if _, err := h.Table.Get(ctx, marker, true); err == nil {
-			return nil // this batch was counted before: a retry
-		} else if !errors.Is(err, store.ErrNotFound) {
-			return err
-		}
+		first = false
 		after := before
 		after.NumSpans += int64(len(spans))
 		after.HasChildren = true
 		now := h.Stamp()
 		after.UpdatedAt = &now
-		extra := []store.Op{store.PutOp(store.Item{store.AttrPK: marker.PK, store.AttrSK: marker.SK,
+		extra := append([]store.Op{store.PutOp(store.Item{store.AttrPK: marker.PK, store.AttrSK: marker.SK,
 			store.AttrEntity: "span_batch", "count": int64(len(spans)), store.AttrExpiresAt: now.Add(30 * 24 * time.Hour).Unix()},
-			store.NotExists())}
-		if parentID != traceID {
-			op, err := h.markParent(ctx, traceID, parentID)
+			store.NotExists())}, inline...)
+		if parent != nil {
+			op, err := markParent(parent)
 			if err != nil {
 				return err
 			}
@@ -172,17 +191,22 @@ func (h *handlers) appendTo(ctx context.Context, c auth.Caller, projectID, trace
 				extra = append(extra, *op)
 			}
 		}
-		return revision{runID: before.RunID, before: &before, beforeItem: item, after: &after, now: now,
+		err := revision{runID: before.RunID, before: &before, beforeItem: item, after: &after, now: now,
 			extraOps: extra, spansChange: int64(len(spans))}.apply(ctx, h.Table)
+		if errors.Is(err, errRevised) {
+			// The marker's condition may be what failed: this batch counted by a concurrent
+			// retry of the same request.
+			if _, gerr := h.Table.Get(ctx, marker, true); gerr == nil {
+				return nil
+			}
+		}
+		return err
 	})
 }
 
-// markParent is the put that makes the parent span know it has children (nil when it did).
-func (h *handlers) markParent(ctx context.Context, traceID, parentID string) (*store.Op, error) {
-	it, err := h.Table.Get(ctx, store.SpanKey(traceID, parentID), true)
-	if err != nil {
-		return nil, err
-	}
+// markParent is the put that makes the parent span (its item as read) know it has children;
+// nil when it did.
+func markParent(it store.Item) (*store.Op, error) {
 	var sp store.Span
 	if err := store.DecodeSpan(it, &sp, true); err != nil {
 		return nil, err
