@@ -84,7 +84,7 @@ func numberField(tr *store.Trace, id string) (float64, bool) {
 			return *tr.Temperature, true
 		}
 	}
-	return 0, false
+	return usageNumber(tr.Usage, id)
 }
 
 func boolField(tr *store.Trace, id string) (bool, bool) {

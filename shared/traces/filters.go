@@ -39,29 +39,42 @@ type filter struct {
 	userIDs       []string // fully_annotated
 }
 
-// match reports whether the trace passes f. A trace holding no value in the column passes
-// no filter (as SQL's NULL), except collections: no tags is the empty collection.
-func (f *filter) match(tr *store.Trace) bool {
+// fields is a record a filter tests: a trace, a span or a session (records_fields.go).
+type fields interface {
+	text(id string) (string, bool)
+	ident(id string) (string, bool)
+	number(id string) (float64, bool)
+	boolean(id string) (bool, bool)
+	date(id string) (time.Time, bool)
+	tags() []string
+}
+
+// match reports whether the trace passes f.
+func (f *filter) match(tr *store.Trace) bool { return f.matches(traceFields{tr}) }
+
+// matches reports whether the record passes f. A record holding no value in the column
+// passes no filter (as SQL's NULL), except collections: no tags is the empty collection.
+func (f *filter) matches(r fields) bool {
 	switch f.kind {
 	case "text":
-		v, ok := textField(tr, f.column)
+		v, ok := r.text(f.column)
 		return ok && matchString(f.op, v, f.strs, !f.caseSensitive)
 	case "id":
-		v, ok := idField(tr, f.column)
+		v, ok := r.ident(f.column)
 		return ok && matchString(f.op, v, f.strs, true)
 	case "number":
-		v, ok := numberField(tr, f.column)
+		v, ok := r.number(f.column)
 		return ok && matchNumber(f.op, v, f.nums)
 	case "boolean":
-		v, ok := boolField(tr, f.column)
+		v, ok := r.boolean(f.column)
 		return ok && (v == f.b) == (f.op == "eq")
 	case "date":
-		v, ok := dateField(tr, f.column)
+		v, ok := r.date(f.column)
 		return ok && matchNumber(f.op, float64(v.UnixNano()), []float64{float64(f.when.UnixNano())})
 	case "collection":
-		return matchCollection(f.op, tr.Tags, f.strs, !f.caseSensitive)
+		return matchCollection(f.op, r.tags(), f.strs, !f.caseSensitive)
 	}
-	// fully_annotated: the service stores no annotations, so no trace is fully annotated.
+	// fully_annotated: the service stores no annotations, so no record is fully annotated.
 	return false
 }
 
