@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,8 +52,9 @@ func start(ctx context.Context, name, exe, dir string, env, args []string) (*pro
 	}
 	defer stderr.Close()
 	p.cmd = exec.Command(exe, args...)
-	p.cmd.Env = append(env, "PORT="+strconv.Itoa(port))
-	p.cmd.Stdout, p.cmd.Stderr = stdout, stderr // files: the child writes them itself
+	// A copy: env is reused from start to start. Output to files, which the child writes itself.
+	p.cmd.Env = slices.Concat(env, []string{"PORT=" + strconv.Itoa(port)})
+	p.cmd.Stdout, p.cmd.Stderr = stdout, stderr
 
 	poll := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	t0 := time.Now()
