@@ -39,7 +39,7 @@ STATICCHECK := go run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 # Go files of the module, without the tool caches and build outputs (which may hold Go files).
 GO_FILES = $(shell find . \( -path ./.git -o -path ./.cache -o -path ./.aws-sam -o -path ./$(BUILD_DIR) -o -path ./.data -o -name node_modules \) -prune -o -name '*.go' -type f -print)
 
-.PHONY: help build run seed invoke bootstrap test lint bench load clean distclean template-check \
+.PHONY: help build run seed invoke bootstrap test lint bench load bench-http bench-scan sizes clean distclean template-check \
 	$(foreach f,$(FUNCTIONS),build-$(call fn_id,$(f)))
 
 help: ## list the targets
@@ -102,6 +102,17 @@ bench: ## benchmarks into docs/bench/latest.txt (benchstat input; events, cold s
 
 load: ## mixed load on a local host it starts: make load [C=200 N=20000]
 	go run ./infra/load -c $(or $(C),200) -n $(or $(N),20000)
+
+# Side by side with baselines (infra/bench; docs/PERFORMANCE.md). Never part of make test.
+bench-http: ## local host vs a bare net/http server with the same bytes: c=50, median of 3 [C= D=10s RUNS=3]
+	go run ./infra/bench http -c $(or $(C),50) -d $(or $(D),10s) -runs $(or $(RUNS),3)
+
+bench-scan: ## metrics search vs DuckDB on Parquet of the same traces (DuckDB optional) [TRACES=200000]
+	@bash infra/scripts/duckdb-venv.sh || echo "bench-scan: DuckDB is not installable here; timing ours only"
+	go run ./infra/bench scan -traces $(or $(TRACES),200000)
+
+sizes: ## bootstraps for arm64 and amd64 vs a hello-world Lambda, what each dependency adds, init time
+	go run ./infra/bench sizes -flags '$(LAMBDA_FLAGS)'
 
 clean: ## remove build outputs (keeps .cache: venv, emulators)
 	rm -rf $(BUILD_DIR) .aws-sam
