@@ -193,9 +193,9 @@ func exportTraces(ctx context.Context, t store.Table, res demo.Result, path stri
 	defer f.Close()
 	w := bufio.NewWriter(f)
 	enc := json.NewEncoder(w)
-	err = store.ScanTraces(ctx, t, res.LogStreamID, res.From, res.To, func(tr *store.Trace) error {
+	err = store.ScanTraces(ctx, t, res.LogStreamID, res.From, res.To, store.ScanOptions{Content: true}, func(tr *store.Trace) error {
 		r := traceRow{ID: tr.ID, SessionID: tr.SessionID, CreatedAt: tr.CreatedAt.UTC().Format("2006-01-02 15:04:05.999999"),
-			Type: tr.Type, Name: tr.Name, Input: tr.Input, Output: tr.Output, Tags: tr.Tags, StatusCode: tr.StatusCode,
+			Type: tr.Type, Name: tr.Name, Input: tr.Input.Text(), Output: tr.Output.Text(), Tags: tr.Tags, StatusCode: tr.StatusCode,
 			Model: tr.Model, Provider: tr.Provider, LatencyMs: tr.LatencyMs, TotalTokens: tr.TotalTokens, TotalCost: tr.TotalCost}
 		if v := tr.Metrics["correctness"]; v.Error != nil {
 			r.CorrErr = &v.Error.Code
