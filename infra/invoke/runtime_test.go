@@ -59,7 +59,7 @@ func TestFunctionBinaries(t *testing.T) {
 			if err := json.Unmarshal(body, &resp); err != nil {
 				t.Fatalf("response %s: %v", body, err)
 			}
-			if resp.StatusCode != 200 || resp.Body != `{"status":"ok"}` {
+			if resp.StatusCode != 200 || !strings.HasPrefix(resp.Body, `{"api_version":"v2","message":"ok","version":"`) {
 				t.Errorf("response = %d %s", resp.StatusCode, resp.Body)
 			}
 			fn.stop()

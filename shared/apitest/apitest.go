@@ -30,6 +30,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
+
+	"github.com/evalobs/evalapi/shared/httpapi"
 )
 
 // DocPath is the OpenAPI document's path relative to the module root.
@@ -114,6 +116,15 @@ func (v *V) CheckRecorder(t testing.TB, req *http.Request, rec *httptest.Respons
 // Lambda proxy response). It returns nil when the response conforms.
 func (v *V) Validate(req *http.Request, status int, header http.Header, body []byte) error {
 	route, params, err := v.router.FindRoute(req)
+	if errors.Is(err, routers.ErrPathNotFound) {
+		// Every operation also answers at its twin (with or without /v2), which the
+		// document does not repeat: validate against the documented form.
+		twin := req.Clone(req.Context())
+		twin.URL.Path, twin.URL.RawPath = httpapi.Twin(req.URL.Path), ""
+		if r2, p2, err2 := v.router.FindRoute(twin); !errors.Is(err2, routers.ErrPathNotFound) {
+			req, route, params, err = twin, r2, p2, err2
+		}
+	}
 	switch {
 	case errors.Is(err, routers.ErrPathNotFound):
 		return v.unrouted(http.StatusNotFound, status, header, body)
