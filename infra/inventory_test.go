@@ -20,6 +20,7 @@ import (
 	"github.com/evalobs/evalapi/shared/app"
 	"github.com/evalobs/evalapi/shared/app/apptest"
 	"github.com/evalobs/evalapi/shared/app/groups"
+	"github.com/evalobs/evalapi/shared/httpapi"
 )
 
 const (
@@ -183,4 +184,40 @@ func readJSONFile(path string, v any) error {
 		return err
 	}
 	return json.Unmarshal(b, v)
+}
+
+// TestInventoryTwinsAnswer: every documented operation answers at its /v2 path and at the
+// unprefixed path the original's clients call, in every host: the local host (every group
+// on one router, as infra/local mounts them) and each group's Lambda function (its own
+// router, as functions/<group> and infra/invoke mount it). API Gateway's side is
+// TestTemplateRoutes, which routes both forms of every served route.
+func TestInventoryTwinsAnswer(t *testing.T) {
+	d := apptest.Deps(t)
+	var all []app.Register
+	for _, g := range groups.All() {
+		all = append(all, g.Register)
+	}
+	local := app.NewRouter(d, all...)
+	lambdas := map[string]*httpapi.Router{}
+	for _, g := range groups.All() {
+		lambdas[g.Name] = app.NewRouter(d, g.Register)
+	}
+	served := handlerRoutes(t)
+	dirOf := makefileFunctions(t)
+	for _, op := range openapiRoutes(t) {
+		fn, ok := served[op]
+		if !ok {
+			continue // TestInventoryOpenAPIMatchesHandlers reports it
+		}
+		for _, form := range []string{op, httpapi.Twin(op)} {
+			method, path, _ := strings.Cut(form, " ")
+			req := httptest.NewRequest(method, samplePath(path), nil)
+			if got := local.Match(req); got != form {
+				t.Errorf("local host: %s reaches %q, want %s", form, got, form)
+			}
+			if got := lambdas[dirOf[fn]].Match(req); got != form {
+				t.Errorf("%s: %s reaches %q, want %s", fn, form, got, form)
+			}
+		}
+	}
 }

@@ -53,7 +53,10 @@ type Register func(rt *httpapi.Router, d Deps)
 
 // Group is a named operation group: the routes one Lambda function serves.
 type Group struct {
-	Name     string
+	Name string
+	// Roots are the paths, without /v2, under which the group's routes lie
+	// ("/datasets", "/projects/{project_id}/experiments"); see OwnerOf.
+	Roots    []string
 	Register Register
 }
 

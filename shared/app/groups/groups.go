@@ -22,18 +22,22 @@ import (
 	"github.com/evalobs/evalapi/shared/traces"
 )
 
-// All returns every group, in the order of the functions in template.yaml. Every group
-// also answers the healthcheck, which app.NewRouter registers.
+// All returns every group, in the order of the functions in template.yaml, with the path
+// roots its function answers (app.OwnerOf): the one table of which function serves which
+// paths. Every group also answers the healthcheck, which app.NewRouter registers and API
+// Gateway routes to the identity function.
 func All() []app.Group {
 	return []app.Group{
-		{Name: "identity", Register: Identity},
-		{Name: "integrations", Register: Integrations},
-		{Name: "datasets", Register: Datasets},
-		{Name: "scorers", Register: Scorers},
-		{Name: "projects", Register: Projects},
-		{Name: "traces", Register: Traces},
-		{Name: "experiments", Register: Experiments},
-		{Name: "signals", Register: Signals},
+		{Name: "identity", Register: Identity, Roots: []string{"/healthcheck", "/login", "/logout",
+			"/refresh_token", "/current_user", "/users", "/api_keys", "/groups"}},
+		{Name: "integrations", Register: Integrations, Roots: []string{"/integrations"}},
+		{Name: "datasets", Register: Datasets, Roots: []string{"/datasets"}},
+		{Name: "scorers", Register: Scorers, Roots: []string{"/scorers"}},
+		{Name: "projects", Register: Projects, Roots: []string{"/projects"}},
+		{Name: "traces", Register: Traces, Roots: []string{"/projects/{project_id}/traces",
+			"/projects/{project_id}/metrics"}},
+		{Name: "experiments", Register: Experiments, Roots: []string{"/projects/{project_id}/experiments"}},
+		{Name: "signals", Register: Signals, Roots: []string{"/projects/{project_id}/runs"}},
 	}
 }
 
