@@ -3,8 +3,8 @@ package httpapi
 import (
 	"log/slog"
 	"net/http"
-	"slices"
 	"net/http/httptest"
+	"slices"
 	"testing"
 )
 
