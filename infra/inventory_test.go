@@ -114,6 +114,7 @@ var awaitingSample = map[string]bool{
 // sampleEvent is what the inventory reads of an event under events/.
 type sampleEvent struct {
 	RawPath        string `json:"rawPath"`
+	RouteKey       string `json:"routeKey"`
 	RequestContext struct {
 		HTTP struct {
 			Method string `json:"method"`
@@ -126,10 +127,16 @@ func TestInventoryEverySuccessHasASample(t *testing.T) {
 	served := handlerRoutes(t)
 	// A mux of the served patterns tells which operation an event's method and path reach,
 	// by the same matching rules the router uses.
+	// Both forms of a route count as the route.
 	mux := http.NewServeMux()
+	canonical := map[string]string{}
 	for route := range served {
-		mux.Handle(route, http.NotFoundHandler())
+		for _, form := range []string{route, httpapi.Twin(route)} {
+			mux.Handle(form, http.NotFoundHandler())
+			canonical[form] = route
+		}
 	}
+	gateway := wantGatewayRoutes(t)
 	ok2xx := map[string][]string{}
 	err := filepath.WalkDir(eventsDir, func(path string, e os.DirEntry, err error) error {
 		if err != nil || e.IsDir() || !strings.HasSuffix(path, ".json") || strings.HasSuffix(path, ".expected.json") {
@@ -149,12 +156,17 @@ func TestInventoryEverySuccessHasASample(t *testing.T) {
 		if p == "" {
 			p = ev.RequestContext.HTTP.Path
 		}
+		// The event is what API Gateway sends: the route key of the route that takes it.
+		if gw := gatewayMatch(gateway, p); ev.RouteKey != gw.method+" "+gw.path {
+			t.Errorf("%s: routeKey %q, but API Gateway would send it on %q", path, ev.RouteKey, gw.method+" "+gw.path)
+		}
 		req := httptest.NewRequest(ev.RequestContext.HTTP.Method, p, nil)
 		_, pattern := mux.Handler(req)
 		if pattern == "" {
 			t.Errorf("%s: %s %s reaches no operation", path, ev.RequestContext.HTTP.Method, p)
 			return nil
 		}
+		pattern = canonical[pattern]
 		if want.StatusCode >= 200 && want.StatusCode < 300 {
 			ok2xx[pattern] = append(ok2xx[pattern], filepath.ToSlash(path))
 		}

@@ -137,7 +137,7 @@ func TestTemplateRoutes(t *testing.T) {
 	for route, fn := range handlerRoutes(t) {
 		for _, form := range []string{route, httpapi.Twin(route)} {
 			method, path, _ := strings.Cut(form, " ")
-			if got := gatewayMatch(want, samplePath(path)); got != fn {
+			if got := gatewayMatch(want, samplePath(path)).fn; got != fn {
 				t.Errorf("%s %s: API Gateway would route it to %q, want %s", method, path, got, fn)
 			}
 		}
@@ -159,12 +159,12 @@ func samplePath(path string) string {
 	return regexp.MustCompile(`\{[^}]+\}`).ReplaceAllString(path, "00000000-0000-4000-8000-000000000001")
 }
 
-// gatewayMatch is the function API Gateway picks for path among routes (all ANY): a route
+// gatewayMatch is the route API Gateway picks for path among routes (all ANY): a route
 // without a greedy variable beats one with it; among those, more segments, then more
 // literal segments, win.
-func gatewayMatch(routes []gatewayRoute, path string) string {
+func gatewayMatch(routes []gatewayRoute, path string) gatewayRoute {
 	segs := strings.Split(strings.Trim(path, "/"), "/")
-	best, bestRank := "", [3]int{-1, -1, -1}
+	best, bestRank := gatewayRoute{}, [3]int{-1, -1, -1}
 	for _, r := range routes {
 		rs := strings.Split(strings.Trim(r.path, "/"), "/")
 		greedy := strings.HasSuffix(r.path, "{proxy+}")
@@ -195,7 +195,7 @@ func gatewayMatch(routes []gatewayRoute, path string) string {
 		}
 		rank := [3]int{exact, len(rs), lit}
 		if slices.Compare(rank[:], bestRank[:]) > 0 {
-			best, bestRank = r.fn, rank
+			best, bestRank = r, rank
 		}
 	}
 	return best

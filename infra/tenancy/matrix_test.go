@@ -35,12 +35,15 @@ const traceBody = `{"log_stream_id":%q,"traces":[{"created_at":"2026-01-01T00:40
 
 // matrix is every operation of the API, by route.
 var matrix = map[string]entry{
-	"GET /v2/healthcheck":    {note: "no record, no write, no credentials"},
-	"POST /login":            {note: "unauthenticated: exchanges credentials, names no record"},
-	"POST /login/api_key":    {note: "unauthenticated: exchanges an API key, names no record"},
-	"POST /v2/refresh_token": {note: "exchanges the caller's own refresh cookie"},
-	"GET /v2/current_user":   {note: "the caller itself"},
-	"GET /v2/api_keys":       {note: "lists the caller's keys (TestListsShowOnlyTheCallersOrganization)"},
+	"GET /v2/healthcheck":         {note: "no record, no write, no credentials"},
+	"GET /v2/openapi.json":        {note: "the API's description: no record, no write, no credentials"},
+	"GET /v2/docs":                {note: "the API page: no record, no write, no credentials"},
+	"GET /v2/docs/rapidoc-min.js": {note: "the API page's script: no record, no write, no credentials"},
+	"POST /login":                 {note: "unauthenticated: exchanges credentials, names no record"},
+	"POST /login/api_key":         {note: "unauthenticated: exchanges an API key, names no record"},
+	"POST /v2/refresh_token":      {note: "exchanges the caller's own refresh cookie"},
+	"GET /v2/current_user":        {note: "the caller itself"},
+	"GET /v2/api_keys":            {note: "lists the caller's keys (TestListsShowOnlyTheCallersOrganization)"},
 	"POST /v2/users": {note: noRecord, write: func(a *tenant) req {
 		return req{"/v2/users", `{"email":"ro-made@example.com","password":"pw-0123456789ab"}`}
 	}},

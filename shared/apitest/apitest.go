@@ -64,6 +64,13 @@ func Validator(t testing.TB) *V {
 	return v
 }
 
+// Text bodies the document declares besides JSON: read as a string, like text/plain.
+func init() {
+	for _, ct := range []string{"text/html", "text/javascript"} {
+		openapi3filter.RegisterBodyDecoder(ct, openapi3filter.PlainBodyDecoder)
+	}
+}
+
 // Load reads and validates the OpenAPI document at path.
 func Load(path string) (*V, error) {
 	loader := openapi3.NewLoader()

@@ -12,6 +12,7 @@ package groups
 import (
 	"github.com/evalobs/evalapi/shared/app"
 	"github.com/evalobs/evalapi/shared/datasets"
+	"github.com/evalobs/evalapi/shared/docs"
 	"github.com/evalobs/evalapi/shared/experiments"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/identity"
@@ -38,6 +39,7 @@ func All() []app.Group {
 			"/projects/{project_id}/metrics"}},
 		{Name: "experiments", Register: Experiments, Roots: []string{"/projects/{project_id}/experiments"}},
 		{Name: "signals", Register: Signals, Roots: []string{"/projects/{project_id}/runs"}},
+		{Name: "docs", Register: Docs, Roots: []string{"/docs", "/openapi.json"}},
 	}
 }
 
@@ -91,3 +93,7 @@ func Experiments(rt *httpapi.Router, d app.Deps) {
 
 // Signals serves the signals configuration of a run.
 func Signals(rt *httpapi.Router, d app.Deps) { signals.Register(rt, signals.Deps{Deps: d.Base()}) }
+
+// Docs serves the OpenAPI document as JSON and the API page, without credentials. Only
+// functions/docs calls it, so only its binary carries the page's assets.
+func Docs(rt *httpapi.Router, _ app.Deps) { docs.Register(rt) }
