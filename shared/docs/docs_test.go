@@ -72,8 +72,8 @@ func TestOpenAPIJSON(t *testing.T) {
 func TestYAMLToJSON(t *testing.T) {
 	for in, want := range map[string]string{
 		"a: 1\nb: [x, 2.5, true, null]\n200: ok\n": `{"a":1,"b":["x",2.5,true,null],"200":"ok"}`,
-		"s: '1'\nt: \"yes\"\nu: yes\n":            `{"s":"1","t":"yes","u":"yes"}`,
-		"- {k: v}\n- []\n":                          `[{"k":"v"},[]]`,
+		"s: '1'\nt: \"yes\"\nu: yes\n":             `{"s":"1","t":"yes","u":"yes"}`,
+		"- {k: v}\n- []\n":                         `[{"k":"v"},[]]`,
 	} {
 		got, err := docs.YAMLToJSON([]byte(in))
 		if err != nil || string(got) != want {
