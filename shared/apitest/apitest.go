@@ -154,7 +154,8 @@ func (v *V) Validate(req *http.Request, status int, header http.Header, body []b
 		Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
 	}
 	in.SetBodyBytes(body)
-	return openapi3filter.ValidateResponse(context.Background(), in)
+	err = openapi3filter.ValidateResponse(context.Background(), in)
+	return errors.Join(err, contractErr(route.Method+" "+route.Path, status, body))
 }
 
 // unrouted checks the router's answer to a request the document has no operation for.
