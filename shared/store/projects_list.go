@@ -46,46 +46,32 @@ func projectPrefixClaims(orgID string) Query {
 	return Query{PK: "ORG#" + orgID, SKOp: SKPrefix, From: "NAME#PROJECT#", Consistent: true}
 }
 
-// ListProjects reads every project of the organization, in no particular order.
-func ListProjects(ctx context.Context, t Table, orgID string) ([]Project, error) {
+// ListProjects reads every project of the organization with its runs (by project id), in
+// no particular order: one query of the organization's project names, then one query of
+// each project's partition (a few at a time), which holds the project and its runs.
+func ListProjects(ctx context.Context, t Table, orgID string) ([]Project, map[string][]RunInfo, error) {
 	claims, err := QueryAll(ctx, t, projectPrefixClaims(orgID))
 	if err != nil {
-		return nil, fmt.Errorf("list projects: %w", err)
+		return nil, nil, fmt.Errorf("list projects: %w", err)
 	}
-	keys := make([]Key, 0, len(claims))
-	seen := make(map[Key]bool, len(claims))
+	ids := make([]string, 0, len(claims))
 	for _, c := range claims {
-		k := Key{PK: str(c["owner_pk"]), SK: str(c["owner_sk"])}
-		if k.PK != "" && !seen[k] {
-			seen[k] = true
-			keys = append(keys, k)
+		if id, ok := strings.CutPrefix(str(c["owner_pk"]), "PROJECT#"); ok {
+			ids = append(ids, id)
 		}
 	}
-	items, err := t.BatchGet(ctx, keys, true)
-	if err != nil {
-		return nil, fmt.Errorf("list projects: %w", err)
-	}
-	out := make([]Project, 0, len(items))
-	for _, it := range items {
-		p, err := projectFrom(it)
-		if err != nil {
-			return nil, err
-		}
-		if p.OrgID == orgID {
-			out = append(out, p)
-		}
-	}
-	return out, nil
+	return projectsRuns(ctx, t, orgID, ids)
 }
 
-// ProjectByName reads the organization's project called name; ErrNotFound when none is.
-func ProjectByName(ctx context.Context, t Table, orgID, name string) (Project, error) {
+// ProjectByName reads the organization's project called name with its runs; ErrNotFound
+// when none is.
+func ProjectByName(ctx context.Context, t Table, orgID, name string) (Project, []RunInfo, error) {
 	claim, err := t.Get(ctx, nameClaim("ORG#"+orgID, "PROJECT", name, Key{}).Key(), true)
 	if err != nil {
-		return Project{}, fmt.Errorf("project named %q: %w", name, err)
+		return Project{}, nil, fmt.Errorf("project named %q: %w", name, err)
 	}
 	id, _ := strings.CutPrefix(str(claim["owner_pk"]), "PROJECT#")
-	return GetProject(ctx, t, orgID, id)
+	return ProjectRuns(ctx, t, orgID, id)
 }
 
 // ProjectRuns reads a project of the organization and its runs (log streams and
@@ -133,13 +119,14 @@ func sortRuns(runs []RunInfo) {
 	}
 }
 
-// ProjectsRuns is ProjectRuns for many projects at once (parallel queries, a few at a time):
-// the runs of each, by project id. Projects deleted meanwhile are left out.
-func ProjectsRuns(ctx context.Context, t Table, orgID string, ids []string) (map[string][]RunInfo, error) {
-	out := make(map[string][]RunInfo, len(ids))
+// projectsRuns is ProjectRuns for many projects at once (parallel queries, a few at a
+// time). Projects deleted meanwhile are left out.
+func projectsRuns(ctx context.Context, t Table, orgID string, ids []string) ([]Project, map[string][]RunInfo, error) {
+	ps := make([]*Project, len(ids))
+	runs := make(map[string][]RunInfo, len(ids))
 	var mu sync.Mutex
 	err := datasetParallel(ctx, len(ids), 8, func(ctx context.Context, i int) error {
-		_, runs, err := ProjectRuns(ctx, t, orgID, ids[i])
+		p, r, err := ProjectRuns(ctx, t, orgID, ids[i])
 		if errors.Is(err, ErrNotFound) {
 			return nil
 		}
@@ -147,31 +134,35 @@ func ProjectsRuns(ctx context.Context, t Table, orgID string, ids []string) (map
 			return err
 		}
 		mu.Lock()
-		out[ids[i]] = runs
+		ps[i], runs[p.ID] = &p, r
 		mu.Unlock()
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([]Project, 0, len(ids))
+	for _, p := range ps {
+		if p != nil {
+			out = append(out, *p)
+		}
+	}
+	return out, runs, nil
 }
 
-// DeleteProject deletes a project of the organization and its name claim in one
-// transaction, and returns it; ErrNotFound when it does not exist. The stream consumer
-// purges what it held (PurgeProject).
-func DeleteProject(ctx context.Context, t Table, orgID, id string) (Project, error) {
-	p, err := GetProject(ctx, t, orgID, id)
-	if err != nil {
-		return Project{}, err
-	}
-	k := projectKey(id)
-	claim := nameClaim("ORG#"+orgID, "PROJECT", p.Name, k).Key()
-	err = t.Transact(ctx, []Op{DeleteOp(k, Equals("org_id", orgID)), DeleteOp(claim)})
+// DeleteProject deletes project p (as read) and its name claim in one transaction;
+// ErrNotFound when it is gone. The stream consumer purges what it held (PurgeProject).
+func DeleteProject(ctx context.Context, t Table, p Project) error {
+	k := projectKey(p.ID)
+	claim := nameClaim("ORG#"+p.OrgID, "PROJECT", p.Name, k).Key()
+	err := t.Transact(ctx, []Op{DeleteOp(k, Equals("org_id", p.OrgID)), DeleteOp(claim)})
 	if errors.Is(err, ErrConditionFailed) {
 		err = ErrNotFound
 	}
 	if err != nil {
-		return Project{}, fmt.Errorf("delete project %s: %w", id, err)
+		return fmt.Errorf("delete project %s: %w", p.ID, err)
 	}
-	return p, nil
+	return nil
 }
 
 // ListLogStreams reads every log stream of a project of the organization, oldest first.

@@ -24,7 +24,7 @@ func TestListAndLookUpProjects(t *testing.T) {
 		if err := store.CreateProject(ctx, tbl, store.Project{ID: "other-" + t.Name(), OrgID: "elsewhere-" + t.Name(), Name: "alpha"}); err != nil {
 			t.Fatal(err)
 		}
-		got, err := store.ListProjects(ctx, tbl, org)
+		got, _, err := store.ListProjects(ctx, tbl, org)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,11 +37,11 @@ func TestListAndLookUpProjects(t *testing.T) {
 		if !slices.Equal(gotIDs, ids) {
 			t.Errorf("ListProjects = %v, want %v", gotIDs, ids)
 		}
-		p, err := store.ProjectByName(ctx, tbl, org, "beta")
+		p, _, err := store.ProjectByName(ctx, tbl, org, "beta")
 		if err != nil || p.ID != "beta-"+t.Name() || p.Type != store.ProjectTypes[1] {
 			t.Errorf("ProjectByName(beta) = %+v, %v", p, err)
 		}
-		if _, err := store.ProjectByName(ctx, tbl, org, "delta"); !errors.Is(err, store.ErrNotFound) {
+		if _, _, err := store.ProjectByName(ctx, tbl, org, "delta"); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("ProjectByName(delta): %v, want ErrNotFound", err)
 		}
 	})
@@ -79,10 +79,10 @@ func TestDeleteProjectAndPurge(t *testing.T) {
 		if _, err := store.PurgeProject(ctx, tbl, p.ID); err == nil {
 			t.Error("PurgeProject ran on a live project")
 		}
-		if _, err := store.DeleteProject(ctx, tbl, "another-org", p.ID); !errors.Is(err, store.ErrNotFound) {
+		if err := store.DeleteProject(ctx, tbl, store.Project{ID: p.ID, OrgID: "another-org", Name: p.Name}); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("another organization deleted it: %v", err)
 		}
-		if _, err := store.DeleteProject(ctx, tbl, org, p.ID); err != nil {
+		if err := store.DeleteProject(ctx, tbl, p); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := store.GetProject(ctx, tbl, org, p.ID); !errors.Is(err, store.ErrNotFound) {

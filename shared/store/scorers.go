@@ -367,3 +367,31 @@ func (v *VocabIndex) UnmarshalJSON(b []byte) error {
 	}
 	return json.Unmarshal(b, &v.One)
 }
+
+// ScorersByID reads the organization's scorers among ids, by id, strongly consistently;
+// absent ones and other organizations' are left out.
+func ScorersByID(ctx context.Context, t Table, orgID string, ids []string) (map[string]Scorer, error) {
+	keys := make([]Key, 0, len(ids))
+	seen := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			keys = append(keys, scorerKey(id))
+		}
+	}
+	items, err := t.BatchGet(ctx, keys, true)
+	if err != nil {
+		return nil, fmt.Errorf("read scorers: %w", err)
+	}
+	out := make(map[string]Scorer, len(items))
+	for _, it := range items {
+		var s Scorer
+		if err := Unmarshal(it, &s); err != nil {
+			return nil, err
+		}
+		if s.OrgID == orgID {
+			out[s.ID] = s
+		}
+	}
+	return out, nil
+}
