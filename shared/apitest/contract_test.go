@@ -45,7 +45,7 @@ func TestContractCatchesTheClientsBreaks(t *testing.T) {
 		{"content edit", "PATCH /v2/datasets/{dataset_id}/content", 204, ``, ""},
 		{"experiment tags as bare pairs", "GET /v2/projects/{project_id}/experiments", 200,
 			experiment(`,"tags":{"suite":[{"key":"suite","value":"x","tag_type":"generic"}]}`), `RunTagDB lacks "project_id"`},
-		{"experiment tags as records", "GET /v2/projects/{project_id}/experiments", 200, experiment(`,"tags":{"suite":[`+tag+`]}`), ""},
+		{"experiment tags as records", "GET /v2/projects/{project_id}/experiments", 200, experiment(`,"tags":{"suite":[` + tag + `]}`), ""},
 		{"experiment task type 19 (specification)", "GET /v2/projects/{project_id}/experiments", 200,
 			`[{"id":` + uid + `,"project_id":` + uid + `,"task_type":19}]`, ""},
 		{"experiment task type 20", "GET /v2/projects/{project_id}/experiments", 200,

@@ -20,10 +20,10 @@ type projectView struct {
 		Email string `json:"email"`
 	} `json:"created_by_user"`
 	Runs []struct {
-		ID         string  `json:"id"`
-		Name       string  `json:"name"`
-		TaskType   *int64  `json:"task_type"`
-		NumSamples int64   `json:"num_samples"`
+		ID         string                            `json:"id"`
+		Name       string                            `json:"name"`
+		TaskType   *int64                            `json:"task_type"`
+		NumSamples int64                             `json:"num_samples"`
 		RunTags    []struct{ Key, Value, ID string } `json:"run_tags"`
 		Creator    struct {
 			Email            string `json:"email"`
@@ -189,10 +189,10 @@ func TestLogStreamOperations(t *testing.T) {
 	}
 	base := "/v2/projects/" + pid + "/log_streams"
 	type stream struct {
-		ID            string `json:"id"`
-		Name          string `json:"name"`
-		NumTraces     *int64 `json:"num_traces"`
-		NumSpans      *int64 `json:"num_spans"`
+		ID            string                 `json:"id"`
+		Name          string                 `json:"name"`
+		NumTraces     *int64                 `json:"num_traces"`
+		NumSpans      *int64                 `json:"num_spans"`
 		CreatedByUser struct{ Email string } `json:"created_by_user"`
 	}
 	streamNames := func(s []stream) string {

@@ -117,7 +117,10 @@ func (h *handlers) loadPeople(ctx context.Context, orgID string, ids []string, o
 	p := people{users: map[string]store.User{}}
 	var users []store.User
 	err := base.Concurrently(ctx,
-		func(ctx context.Context) (err error) { users, err = store.OrgUsers(ctx, h.Table, orgID, ids); return err },
+		func(ctx context.Context) (err error) {
+			users, err = store.OrgUsers(ctx, h.Table, orgID, ids)
+			return err
+		},
 		func(ctx context.Context) error {
 			if !org {
 				return nil

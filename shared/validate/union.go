@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-
 )
 
 // Pydantic reports an error inside a union with one more loc segment than the field has: the
