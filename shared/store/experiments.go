@@ -39,6 +39,10 @@ type Experiment struct {
 	Playground        *ExperimentPlayground `json:"playground"`
 	Tags              map[string]string     `json:"tags"`
 	Group             *ExperimentGroup      `json:"experiment_group"`
+	// What the original's clients send besides the specification's fields, kept as sent.
+	PromptTemplateVersionID *string `json:"prompt_template_version_id,omitempty"`
+	PlaygroundPromptID      *string `json:"playground_prompt_id,omitempty"`
+	Trigger                 bool    `json:"trigger,omitempty"`
 	MetricSettings
 }
 
