@@ -17,11 +17,22 @@ import (
 	"github.com/evalobs/evalapi/shared/validate"
 )
 
-// ingestResponse answers trace ingestion: the ids of the traces of the request, in order,
-// and how many of them this request wrote (a retried trace already stored is not counted).
+// ingestResponse answers trace ingestion in the original's LogTracesIngestResponse shape:
+// the project and run, how many traces and spans the request held (records_count is their
+// sum), the ids of its traces in order; and num_traces, how many of them this request
+// wrote (a retried trace already stored is not counted).
 type ingestResponse struct {
-	TraceIDs  []string `json:"trace_ids"`
-	NumTraces int      `json:"num_traces"`
+	ProjectID        string   `json:"project_id"`
+	ProjectName      string   `json:"project_name"`
+	LogStreamID      *string  `json:"log_stream_id"`
+	ExperimentID     *string  `json:"experiment_id"`
+	MetricsTestingID *string  `json:"metrics_testing_id"`
+	SessionID        *string  `json:"session_id"`
+	RecordsCount     int      `json:"records_count"`
+	TracesCount      int      `json:"traces_count"`
+	SpansCount       int      `json:"spans_count"`
+	TraceIDs         []string `json:"trace_ids"`
+	NumTraces        int      `json:"num_traces"`
 }
 
 // maxIngestBody caps an ingestion body at the payload of a synchronous Lambda invocation:
@@ -44,7 +55,7 @@ func (h *handlers) ingest(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	c, _ := base.Caller(r)
-	run, err := h.findRun(r.Context(), c, projectID, q.run)
+	run, project, err := h.findProjectRun(r.Context(), c, projectID, q.run)
 	if err != nil {
 		return err
 	}
@@ -52,11 +63,19 @@ func (h *handlers) ingest(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ids := make([]string, len(q.traces))
+	out := ingestResponse{ProjectID: project.ID, ProjectName: project.Name, TraceIDs: make([]string, len(q.traces)),
+		TracesCount: len(q.traces), NumTraces: n}
 	for i, tr := range q.traces {
-		ids[i] = tr.ID
+		out.TraceIDs[i] = tr.ID
+		out.SpansCount += len(tr.Spans)
 	}
-	httpapi.WriteJSON(w, http.StatusOK, ingestResponse{TraceIDs: ids, NumTraces: n})
+	out.RecordsCount = out.TracesCount + out.SpansCount
+	if run.Kind == store.RunExperiment {
+		out.ExperimentID = &run.ID
+	} else {
+		out.LogStreamID = &run.ID
+	}
+	httpapi.WriteJSON(w, http.StatusOK, out)
 	return nil
 }
 

@@ -60,19 +60,30 @@ var runFieldKind = map[string]string{
 // findRun reads the project and the run the request names at once (one wave of reads),
 // answering 404 for whichever is missing or of another organization, the project first.
 func (h *handlers) findRun(ctx context.Context, c auth.Caller, projectID string, ref runRef) (store.Run, error) {
-	projectErr := make(chan error, 1)
+	run, _, err := h.findProjectRun(ctx, c, projectID, ref)
+	return run, err
+}
+
+// findProjectRun is findRun that also answers the project.
+func (h *handlers) findProjectRun(ctx context.Context, c auth.Caller, projectID string, ref runRef) (store.Run, store.Project, error) {
+	type got struct {
+		p   store.Project
+		err error
+	}
+	project := make(chan got, 1)
 	go func() {
-		_, err := store.GetProject(ctx, h.Table, c.OrgID, projectID)
-		projectErr <- err
+		p, err := store.GetProject(ctx, h.Table, c.OrgID, projectID)
+		project <- got{p, err}
 	}()
 	run, err := store.GetRun(ctx, h.Table, c.OrgID, projectID, ref.id)
-	if perr := <-projectErr; errors.Is(perr, store.ErrNotFound) {
-		return store.Run{}, httpapi.NotFound("Project")
-	} else if perr != nil {
-		return store.Run{}, perr
+	p := <-project
+	if errors.Is(p.err, store.ErrNotFound) {
+		return store.Run{}, store.Project{}, httpapi.NotFound("Project")
+	} else if p.err != nil {
+		return store.Run{}, store.Project{}, p.err
 	}
 	if errors.Is(err, store.ErrNotFound) || (err == nil && run.Kind != runFieldKind[ref.field]) {
-		return store.Run{}, httpapi.NotFound(runFieldResource[ref.field])
+		return store.Run{}, store.Project{}, httpapi.NotFound(runFieldResource[ref.field])
 	}
-	return run, err
+	return run, p.p, err
 }
