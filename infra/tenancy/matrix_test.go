@@ -131,11 +131,27 @@ var matrix = map[string]entry{
 		cross: x(func(a, b *tenant) req { return req{"/v2/scorers/" + b.ScorerID + "/version/decision", decision} }),
 		write: func(a *tenant) req { return req{"/v2/scorers/" + a.ScorerID + "/version/decision", decision} },
 	},
-	"POST /v2/projects":             {note: noRecord, write: func(a *tenant) req { return req{"/v2/projects", `{"name":"ro"}`} }},
-	"GET /v2/projects/{project_id}": {cross: x(func(a, b *tenant) req { return req{"/v2/projects/" + b.ProjectID, ""} })},
-	"GET /v2/projects":              {note: listsOwn},
-	"GET /v2/projects/all":          {note: listsOwn},
-	"POST /v2/projects/paginated":   {note: listsOwn + "; a query: writes nothing"},
+	"POST /v2/scorers/{scorer_id}/version/llm": {
+		cross: x(func(a, b *tenant) req { return req{"/v2/scorers/" + b.ScorerID + "/version/llm", llmVersion} }),
+		write: func(a *tenant) req { return req{"/v2/scorers/" + a.ScorerID + "/version/llm", llmVersion} },
+	},
+	"POST /v2/scorers/{scorer_id}/version/preset": {
+		cross: x(func(a, b *tenant) req { return req{"/v2/scorers/" + b.ScorerID + "/version/preset", `{}`} }),
+		write: func(a *tenant) req { return req{"/v2/scorers/" + a.ScorerID + "/version/preset", `{}`} },
+		note:  "the tenants' scorer is an llm scorer: the read-only probe is refused (403) before the scorer's type is checked",
+	},
+	"POST /v2/scorers/{scorer_id}/version/code": {
+		cross: x(func(a, b *tenant) req { return req{"/v2/scorers/" + b.ScorerID + "/version/code", codeVersion} }),
+		write: func(a *tenant) req { return req{"/v2/scorers/" + a.ScorerID + "/version/code", codeVersion} },
+		note:  "the tenants' scorer is an llm scorer: the read-only probe is refused (403) before the scorer's type is checked",
+	},
+	"GET /v2/scorers/{scorer_id}/version": {cross: x(func(a, b *tenant) req { return req{"/v2/scorers/" + b.ScorerID + "/version", ""} })},
+	"POST /v2/scorers/list":               {note: listsOwn + "; a query: writes nothing"},
+	"POST /v2/projects":                   {note: noRecord, write: func(a *tenant) req { return req{"/v2/projects", `{"name":"ro"}`} }},
+	"GET /v2/projects/{project_id}":       {cross: x(func(a, b *tenant) req { return req{"/v2/projects/" + b.ProjectID, ""} })},
+	"GET /v2/projects":                    {note: listsOwn},
+	"GET /v2/projects/all":                {note: listsOwn},
+	"POST /v2/projects/paginated":         {note: listsOwn + "; a query: writes nothing"},
 	"DELETE /v2/projects/{project_id}": {
 		cross: x(func(a, b *tenant) req { return req{"/v2/projects/" + b.ProjectID, ""} }),
 		write: func(a *tenant) req { return req{"/v2/projects/" + a.ProjectID, ""} },
@@ -252,8 +268,11 @@ const listsOwn = "lists the caller's organization's records (TestListsShowOnlyTh
 
 const (
 	decision    = `{"question":"q?","answer_options":["yes","no"]}`
+	llmVersion  = `{"instructions":"Is it polite?"}`
 	signalsBody = `{"model":"m","notification_severities":["LOW"]}`
 )
+
+var codeVersion = multipartBody(map[string]string{"validation_result": "ok"}, "file", "scorer.py", "def scorer_fn(**kw):\n    return 1\n")
 
 func member(userID string) string    { return fmt.Sprintf(`[{"user_id":%q}]`, userID) }
 func shareUser(userID string) string { return fmt.Sprintf(`[{"user_id":%q,"role":"viewer"}]`, userID) }
@@ -444,6 +463,7 @@ func TestListsShowOnlyTheCallersOrganization(t *testing.T) {
 		{"GET", "/v2/projects", ""}, {"GET", "/projects/all", ""}, {"POST", "/v2/projects/paginated", `{}`},
 		{"GET", "/v2/projects?project_name=project-" + w.b.name, ""},
 		{"GET", "/v2/projects/" + w.a.ProjectID + "/log_streams", ""},
+		{"POST", "/v2/scorers/list", `{}`},
 		{"POST", "/v2/projects/" + w.a.ProjectID + "/log_streams/search", `{}`},
 	} {
 		code, body := w.do(w.a.Admin, r.method, r.path, r.body)
@@ -451,7 +471,7 @@ func TestListsShowOnlyTheCallersOrganization(t *testing.T) {
 			t.Errorf("%s %s: %d %s", r.method, r.path, code, body)
 		}
 		for _, id := range []string{w.b.ID, w.b.Admin.UserID, w.b.APIKeyID, w.b.GroupID, w.b.ExperimentID, w.b.UserID,
-			w.b.ProjectID, w.b.LogStreamID} {
+			w.b.ProjectID, w.b.LogStreamID, w.b.ScorerID} {
 			if strings.Contains(string(body), id) {
 				t.Errorf("%s %s as A shows B's id %s: %s", r.method, r.path, id, body)
 			}

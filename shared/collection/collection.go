@@ -26,7 +26,17 @@ const (
 	Number             // a number, or [low, high] for between
 	Bool               // a boolean (eq by default)
 	Ref                // a uuid the record must (or must not) refer to
+	List               // a string or a list, tested against a list field (its members)
+	Flag               // no value: the record's field (a bool) says whether it passes
+	Scope              // project_ids and include_global, tested against a Scoped field
 )
+
+// Scoped is the field a Scope filter tests: whether the record is global to the
+// organization, else the projects it is scoped to.
+type Scoped struct {
+	Global   bool
+	Projects []string
+}
 
 // Operator enumerations of the kinds, in the original's order.
 var (
@@ -36,15 +46,17 @@ var (
 	DateOps   = []string{"eq", "ne", "gt", "gte", "lt", "lte"}
 	NumberOps = []string{"eq", "ne", "gt", "gte", "lt", "lte", "between"}
 	BoolOps   = []string{"eq", "ne"}
+	ListOps   = []string{"eq", "contains", "one_of", "not_in"}
 )
 
 // FilterSpec is one kind of filter of an operation, named by its `name` tag.
 type FilterSpec struct {
-	Name      string   // the tag
-	Kind      Kind     //
-	Ops       []string // nil: the filter takes no operator (a boolean without one, a reference)
-	DefaultOp string   // "" when the operator is required
-	Negate    bool     // Ref: the record must not refer to the value
+	Name       string   // the tag
+	Kind       Kind     //
+	Ops        []string // nil: the filter takes no operator (a boolean without one, a reference)
+	DefaultOp  string   // "" when the operator is required
+	Negate     bool     // Ref: the record must not refer to the value
+	CaseFolded bool     // Text, List: case_sensitive defaults to false
 }
 
 // Filter is one validated filter.
@@ -100,7 +112,20 @@ func readFilter(v validate.Value, spec FilterSpec) (Filter, bool) {
 	if !ok {
 		return Filter{}, false
 	}
-	f := Filter{Spec: spec, Op: spec.DefaultOp, CaseSensitive: true}
+	f := Filter{Spec: spec, Op: spec.DefaultOp, CaseSensitive: !spec.CaseFolded}
+	switch spec.Kind {
+	case Flag:
+		return f, true
+	case Scope:
+		if items, ok := o.Get("project_ids").Required().List(); ok {
+			for _, it := range items {
+				id, _ := it.UUID(4)
+				f.Strings = append(f.Strings, id)
+			}
+		}
+		f.Bool, _ = o.Get("include_global").Bool()
+		return f, true
+	}
 	if spec.Ops != nil {
 		op := o.Get("operator")
 		if spec.DefaultOp == "" {
@@ -112,9 +137,9 @@ func readFilter(v validate.Value, spec FilterSpec) (Filter, bool) {
 	}
 	val := o.Get("value").Required()
 	switch spec.Kind {
-	case ID, Text, Strs:
+	case ID, Text, Strs, List:
 		f.Strings, _ = readStrings(val)
-		if spec.Kind == Text && o.Has("case_sensitive") {
+		if (spec.Kind == Text || spec.Kind == List) && o.Has("case_sensitive") {
 			f.CaseSensitive, _ = o.Get("case_sensitive").Bool()
 		}
 	case Ref:
@@ -200,6 +225,53 @@ func (f Filter) matches(field any) bool {
 	case Bool:
 		b, _ := field.(bool)
 		return (b == f.Bool) != (f.Op == "ne")
+	case List:
+		members, _ := field.([]string)
+		return matchList(f.Op, members, f.Strings, !f.CaseSensitive)
+	case Flag:
+		b, _ := field.(bool)
+		return b
+	case Scope:
+		sc, _ := field.(Scoped)
+		return sc.Global && f.Bool || slices.ContainsFunc(f.Strings, func(p string) bool { return slices.Contains(sc.Projects, p) })
+	}
+	return false
+}
+
+// matchList tests a list field: eq holds when it has exactly the values (in any order),
+// contains when a member contains one of them, one_of when it has one of them, not_in when
+// it has none.
+func matchList(op string, members, values []string, fold bool) bool {
+	has := func(v string) bool {
+		for _, m := range members {
+			if m == v || fold && strings.EqualFold(m, v) {
+				return true
+			}
+		}
+		return false
+	}
+	switch op {
+	case "eq":
+		if len(members) != len(values) {
+			return false
+		}
+		for _, v := range values {
+			if !has(v) {
+				return false
+			}
+		}
+		return true
+	case "contains":
+		for _, m := range members {
+			if matchString("contains", m, values, fold) {
+				return true
+			}
+		}
+		return false
+	case "one_of":
+		return slices.ContainsFunc(values, has)
+	case "not_in":
+		return !slices.ContainsFunc(values, has)
 	}
 	return false
 }
@@ -255,10 +327,12 @@ type SortSpec struct {
 	SortType string // the const sort_type of the original ("column", "custom", "custom_uuid")
 }
 
-// Sort is a validated sort: the field and the direction.
+// Sort is a validated sort: the field, the direction, and (custom_uuid sorts) the uuid
+// the order is relative to.
 type Sort struct {
 	Name      string
 	Ascending bool
+	Value     string
 }
 
 // ReadSort reads v, one sort of the given kinds (absent or null: def).
@@ -292,6 +366,9 @@ func ReadSort(v validate.Value, specs []SortSpec, def Sort) Sort {
 		}
 		if o.Has("sort_type") {
 			o.Get("sort_type").Literal(specs[i].SortType)
+		}
+		if specs[i].SortType == "custom_uuid" {
+			s.Value, _ = o.Get("value").Required().UUID(4)
 		}
 		return s, true
 	})
