@@ -21,6 +21,7 @@ FUNCTIONS := \
 	TracesFunction=traces \
 	ExperimentsFunction=experiments \
 	SignalsFunction=signals \
+	DocsFunction=docs \
 	StreamFunction=stream
 
 fn_id  = $(word 1,$(subst =, ,$(1)))

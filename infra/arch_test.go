@@ -53,3 +53,24 @@ func TestLambdasLinkNoLocalOnlyCode(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsOnlyInItsFunction: the API page and the OpenAPI document are carried by one
+// function, functions/docs. Only the table of groups imports shared/docs (which only
+// functions/docs registers: groups' TestFunctionsMatchGroups), and only shared/docs the
+// package that embeds docs/openapi.yaml; shared/docs refers to its embedded data from its
+// handlers alone, so the linker leaves it out of the other binaries, which infra/invoke's
+// TestFunctionBinaries checks on the built files.
+func TestDocsOnlyInItsFunction(t *testing.T) {
+	allowed := map[string]string{
+		modulePath + "shared/docs": modulePath + "shared/app/groups",
+		modulePath + "docs":        modulePath + "shared/docs",
+	}
+	for _, line := range goList(t, "-f", `{{.ImportPath}} {{join .Imports " "}}`, "../...") {
+		pkg, imports, _ := strings.Cut(line, " ")
+		for _, imp := range strings.Fields(imports) {
+			if want, ok := allowed[imp]; ok && pkg != want {
+				t.Errorf("%s imports %s: only %s may (the API page and document stay in functions/docs)", pkg, imp, want)
+			}
+		}
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/evalobs/evalapi/shared/app"
 	"github.com/evalobs/evalapi/shared/app/apptest"
 	"github.com/evalobs/evalapi/shared/app/groups"
+	"github.com/evalobs/evalapi/shared/httpapi"
 )
 
 const (
@@ -113,6 +114,7 @@ var awaitingSample = map[string]bool{
 // sampleEvent is what the inventory reads of an event under events/.
 type sampleEvent struct {
 	RawPath        string `json:"rawPath"`
+	RouteKey       string `json:"routeKey"`
 	RequestContext struct {
 		HTTP struct {
 			Method string `json:"method"`
@@ -125,10 +127,16 @@ func TestInventoryEverySuccessHasASample(t *testing.T) {
 	served := handlerRoutes(t)
 	// A mux of the served patterns tells which operation an event's method and path reach,
 	// by the same matching rules the router uses.
+	// Both forms of a route count as the route.
 	mux := http.NewServeMux()
+	canonical := map[string]string{}
 	for route := range served {
-		mux.Handle(route, http.NotFoundHandler())
+		for _, form := range []string{route, httpapi.Twin(route)} {
+			mux.Handle(form, http.NotFoundHandler())
+			canonical[form] = route
+		}
 	}
+	gateway := wantGatewayRoutes(t)
 	ok2xx := map[string][]string{}
 	err := filepath.WalkDir(eventsDir, func(path string, e os.DirEntry, err error) error {
 		if err != nil || e.IsDir() || !strings.HasSuffix(path, ".json") || strings.HasSuffix(path, ".expected.json") {
@@ -148,12 +156,17 @@ func TestInventoryEverySuccessHasASample(t *testing.T) {
 		if p == "" {
 			p = ev.RequestContext.HTTP.Path
 		}
+		// The event is what API Gateway sends: the route key of the route that takes it.
+		if gw := gatewayMatch(gateway, p); ev.RouteKey != gw.method+" "+gw.path {
+			t.Errorf("%s: routeKey %q, but API Gateway would send it on %q", path, ev.RouteKey, gw.method+" "+gw.path)
+		}
 		req := httptest.NewRequest(ev.RequestContext.HTTP.Method, p, nil)
 		_, pattern := mux.Handler(req)
 		if pattern == "" {
 			t.Errorf("%s: %s %s reaches no operation", path, ev.RequestContext.HTTP.Method, p)
 			return nil
 		}
+		pattern = canonical[pattern]
 		if want.StatusCode >= 200 && want.StatusCode < 300 {
 			ok2xx[pattern] = append(ok2xx[pattern], filepath.ToSlash(path))
 		}
@@ -183,4 +196,40 @@ func readJSONFile(path string, v any) error {
 		return err
 	}
 	return json.Unmarshal(b, v)
+}
+
+// TestInventoryTwinsAnswer: every documented operation answers at its /v2 path and at the
+// unprefixed path the original's clients call, in every host: the local host (every group
+// on one router, as infra/local mounts them) and each group's Lambda function (its own
+// router, as functions/<group> and infra/invoke mount it). API Gateway's side is
+// TestTemplateRoutes, which routes both forms of every served route.
+func TestInventoryTwinsAnswer(t *testing.T) {
+	d := apptest.Deps(t)
+	var all []app.Register
+	for _, g := range groups.All() {
+		all = append(all, g.Register)
+	}
+	local := app.NewRouter(d, all...)
+	lambdas := map[string]*httpapi.Router{}
+	for _, g := range groups.All() {
+		lambdas[g.Name] = app.NewRouter(d, g.Register)
+	}
+	served := handlerRoutes(t)
+	dirOf := makefileFunctions(t)
+	for _, op := range openapiRoutes(t) {
+		fn, ok := served[op]
+		if !ok {
+			continue // TestInventoryOpenAPIMatchesHandlers reports it
+		}
+		for _, form := range []string{op, httpapi.Twin(op)} {
+			method, path, _ := strings.Cut(form, " ")
+			req := httptest.NewRequest(method, samplePath(path), nil)
+			if got := local.Match(req); got != form {
+				t.Errorf("local host: %s reaches %q, want %s", form, got, form)
+			}
+			if got := lambdas[dirOf[fn]].Match(req); got != form {
+				t.Errorf("%s: %s reaches %q, want %s", fn, form, got, form)
+			}
+		}
+	}
 }

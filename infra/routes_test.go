@@ -150,6 +150,22 @@ the version prefix (for ` + "`/v2/projects/{project_id}/<family>/...`" + `, the 
 project itself and its log streams are the projects family), and one function per
 background worker (StreamFunction reads the table's stream).
 
+Every route also answers without ` + "`/v2`" + ` (` + "`/projects`" + ` beside ` + "`/v2/projects`" + `; ` + "`/login`" + `
+also as ` + "`/v2/login`" + `), by the same handler. API Gateway routes each function's path roots
+(shared/app/groups), with and without ` + "`/v2`" + `, and everything under them to it; the most
+specific root wins:
+
+| Lambda | path roots |
+|---|---|
+`)
+	fnOf := map[string]string{}
+	for id, dir := range makefileFunctions(t) {
+		fnOf[dir] = id
+	}
+	for _, g := range groups.All() {
+		fmt.Fprintf(&b, "| %s | `%s` |\n", fnOf[g.Name], strings.Join(g.Roots, "`, `"))
+	}
+	b.WriteString(`
 | method | path | handler | Lambda |
 |---|---|---|---|
 `)
@@ -159,45 +175,23 @@ background worker (StreamFunction reads the table's stream).
 	return b.Bytes()
 }
 
-// familyOf is the resource family of a route path, which names both the package that
-// serves it (shared/<family>) and its Lambda (functions/<family>): the first path segment
-// after the version prefix, the segment after the project for a project's resources.
-// The identity family gathers the account routes; a project's log streams belong to the
-// projects family, its metrics, spans, sessions and exports to the observability family
-// (traces), a run's signals to signals.
-func familyOf(path string) string {
-	segs := strings.Split(strings.Trim(strings.TrimPrefix(path, "/v2"), "/"), "/")
-	switch segs[0] {
-	case "healthcheck", "login", "logout", "refresh_token", "current_user", "users", "api_keys", "groups":
-		return "identity"
-	case "projects":
-		if len(segs) < 3 || segs[2] == "log_streams" {
-			return "projects"
-		}
-		switch segs[2] {
-		case "metrics", "spans", "sessions", "export_records", "otel":
-			return "traces"
-		case "runs":
-			if len(segs) >= 5 {
-				return segs[4]
-			}
-		}
-		return segs[2]
-	}
-	return segs[0]
-}
-
-// TestRouteFamilies holds every route to the rule: served by the package and the Lambda of
-// its resource family (the healthcheck, answered by every function, belongs to shared/app).
+// TestRouteFamilies holds every route to the one table of groups: the most specific root
+// above its path (app.OwnerOf over groups.All) is the group that serves it, from the
+// package of that family (the healthcheck, answered by every function, belongs to
+// shared/app), so API Gateway sends it to the function that has its handler.
 func TestRouteFamilies(t *testing.T) {
 	dirOf := makefileFunctions(t)
 	for _, r := range routeRows(t) {
-		fam := familyOf(r.path)
+		fam := app.OwnerOf(groups.All(), r.path)
+		if fam == "" {
+			t.Errorf("%s %s lies under no group's root: add its root to shared/app/groups", r.method, r.path)
+			continue
+		}
 		if r.pkg != "shared/"+fam && r.pkg != "shared/app" {
 			t.Errorf("%s %s is served by %s, not by shared/%s (its family)", r.method, r.path, r.pkg, fam)
 		}
 		if dirOf[r.lambda] != fam {
-			t.Errorf("%s %s is served by %s (functions/%s), not by functions/%s (its family)", r.method, r.path, r.lambda, dirOf[r.lambda], fam)
+			t.Errorf("%s %s is served by %s (functions/%s), but its root belongs to functions/%s", r.method, r.path, r.lambda, dirOf[r.lambda], fam)
 		}
 	}
 }

@@ -49,6 +49,7 @@ func TestFunctionBinaries(t *testing.T) {
 			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("go build: %v\n%s", err, out)
 			}
+			checkDocsCarried(t, exe, name == "docs")
 			rt := newFakeRuntime(t)
 			var stdout bytes.Buffer
 			fn := startFunction(t, exe, cloudEnv(rt.addr), &stdout)
@@ -59,7 +60,7 @@ func TestFunctionBinaries(t *testing.T) {
 			if err := json.Unmarshal(body, &resp); err != nil {
 				t.Fatalf("response %s: %v", body, err)
 			}
-			if resp.StatusCode != 200 || resp.Body != `{"status":"ok"}` {
+			if resp.StatusCode != 200 || !strings.HasPrefix(resp.Body, `{"api_version":"v2","message":"ok","version":"`) {
 				t.Errorf("response = %d %s", resp.StatusCode, resp.Body)
 			}
 			fn.stop()
@@ -212,4 +213,30 @@ func (rt *fakeRuntime) invoke(t *testing.T, id string, payload []byte) []byte {
 		t.Fatal("the function did not answer within 30 s")
 	}
 	return nil
+}
+
+// checkDocsCarried: only the docs function's binary carries the API page's viewer and the
+// OpenAPI document (see infra's TestDocsOnlyInItsFunction).
+func checkDocsCarried(t *testing.T, exe string, want bool) {
+	t.Helper()
+	bin, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := apitest.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	viewer, err := os.ReadFile(filepath.Join(root, "shared", "docs", "assets", "rapidoc-min.js.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, marker := range map[string][]byte{
+		"the RapiDoc bundle":   viewer[len(viewer)/2 : len(viewer)/2+64],
+		"the OpenAPI document": []byte("title: Evaluation and Observability Service API"),
+	} {
+		if got := bytes.Contains(bin, marker); got != want {
+			t.Errorf("binary carries %s: %v, want %v", what, got, want)
+		}
+	}
 }

@@ -4,6 +4,7 @@
 #   2. sam validate --lint                        - no finding
 #   3. sam build (BuildMethod makefile, in source) into .aws-sam/build
 #   4. every built bootstrap is a linux/arm64 ELF of at most MAX_BOOTSTRAP_BYTES (10,000,000)
+#   5. the transformed stack holds at most 500 resources and the HTTP API at most 300 routes
 # All checks run; the script exits non-zero if any of them found something.
 #
 # Tools come from the project venv (.cache/venv, made by infra/scripts/venv.sh from
@@ -136,10 +137,19 @@ if $built; then
 	done
 fi
 
+# --- 5. stack size --------------------------------------------------------------------------
+# CloudFormation's limit of resources per stack and HTTP API's default quota of routes, on the
+# template as SAM transforms it (infra/template_routes_test.go estimates the same figures).
+step "stack size after the SAM transform"
+python=$(dirname "$sam")/python
+if ! "${offline[@]}" "$python" infra/scripts/stack_size.py "$template" 500 300; then
+	failures+=("the transformed stack passes CloudFormation's resource limit or HTTP API's route quota")
+fi
+
 echo
 if ((${#failures[@]})); then
 	echo "template-check: FAILED"
 	printf '  - %s\n' "${failures[@]}"
 	exit 1
 fi
-echo "template-check: OK (cfn-lint, sam validate --lint, sam build, ${#functions[@]} bootstraps <= $max_bytes bytes)"
+echo "template-check: OK (cfn-lint, sam validate --lint, sam build, ${#functions[@]} bootstraps <= $max_bytes bytes, stack size)"

@@ -37,12 +37,15 @@ const spansBody = `{"log_stream_id":%q,"trace_id":%q,"parent_id":%q,"spans":[{"t
 
 // matrix is every operation of the API, by route.
 var matrix = map[string]entry{
-	"GET /v2/healthcheck":    {note: "no record, no write, no credentials"},
-	"POST /login":            {note: "unauthenticated: exchanges credentials, names no record"},
-	"POST /login/api_key":    {note: "unauthenticated: exchanges an API key, names no record"},
-	"POST /v2/refresh_token": {note: "exchanges the caller's own refresh cookie"},
-	"GET /v2/current_user":   {note: "the caller itself"},
-	"GET /v2/api_keys":       {note: "lists the caller's keys (TestListsShowOnlyTheCallersOrganization)"},
+	"GET /v2/healthcheck":         {note: "no record, no write, no credentials"},
+	"GET /v2/openapi.json":        {note: "the API's description: no record, no write, no credentials"},
+	"GET /v2/docs":                {note: "the API page: no record, no write, no credentials"},
+	"GET /v2/docs/rapidoc-min.js": {note: "the API page's script: no record, no write, no credentials"},
+	"POST /login":                 {note: "unauthenticated: exchanges credentials, names no record"},
+	"POST /login/api_key":         {note: "unauthenticated: exchanges an API key, names no record"},
+	"POST /v2/refresh_token":      {note: "exchanges the caller's own refresh cookie"},
+	"GET /v2/current_user":        {note: "the caller itself"},
+	"GET /v2/api_keys":            {note: "lists the caller's keys (TestListsShowOnlyTheCallersOrganization)"},
 	"POST /v2/users": {note: noRecord, write: func(a *tenant) req {
 		return req{"/v2/users", `{"email":"ro-made@example.com","password":"pw-0123456789ab"}`}
 	}},
@@ -130,11 +133,62 @@ var matrix = map[string]entry{
 		cross: x(func(a, b *tenant) req { return req{"/v2/scorers/" + b.ScorerID + "/version/decision", decision} }),
 		write: func(a *tenant) req { return req{"/v2/scorers/" + a.ScorerID + "/version/decision", decision} },
 	},
-	"POST /v2/projects":             {note: noRecord, write: func(a *tenant) req { return req{"/v2/projects", `{"name":"ro"}`} }},
-	"GET /v2/projects/{project_id}": {cross: x(func(a, b *tenant) req { return req{"/v2/projects/" + b.ProjectID, ""} })},
+	"POST /v2/scorers/{scorer_id}/version/llm": {
+		cross: x(func(a, b *tenant) req { return req{"/v2/scorers/" + b.ScorerID + "/version/llm", llmVersion} }),
+		write: func(a *tenant) req { return req{"/v2/scorers/" + a.ScorerID + "/version/llm", llmVersion} },
+	},
+	"POST /v2/scorers/{scorer_id}/version/preset": {
+		cross: x(func(a, b *tenant) req { return req{"/v2/scorers/" + b.ScorerID + "/version/preset", `{}`} }),
+		write: func(a *tenant) req { return req{"/v2/scorers/" + a.ScorerID + "/version/preset", `{}`} },
+		note:  "the tenants' scorer is an llm scorer: the read-only probe is refused (403) before the scorer's type is checked",
+	},
+	"POST /v2/scorers/{scorer_id}/version/code": {
+		cross: x(func(a, b *tenant) req { return req{"/v2/scorers/" + b.ScorerID + "/version/code", codeVersion} }),
+		write: func(a *tenant) req { return req{"/v2/scorers/" + a.ScorerID + "/version/code", codeVersion} },
+		note:  "the tenants' scorer is an llm scorer: the read-only probe is refused (403) before the scorer's type is checked",
+	},
+	"GET /v2/scorers/{scorer_id}/version": {cross: x(func(a, b *tenant) req { return req{"/v2/scorers/" + b.ScorerID + "/version", ""} })},
+	"POST /v2/scorers/list":               {note: listsOwn + "; a query: writes nothing"},
+	"POST /v2/projects":                   {note: noRecord, write: func(a *tenant) req { return req{"/v2/projects", `{"name":"ro"}`} }},
+	"GET /v2/projects/{project_id}":       {cross: x(func(a, b *tenant) req { return req{"/v2/projects/" + b.ProjectID, ""} })},
+	"GET /v2/projects":                    {note: listsOwn},
+	"GET /v2/projects/all":                {note: listsOwn},
+	"POST /v2/projects/paginated":         {note: listsOwn + "; a query: writes nothing"},
+	"DELETE /v2/projects/{project_id}": {
+		cross: x(func(a, b *tenant) req { return req{"/v2/projects/" + b.ProjectID, ""} }),
+		write: func(a *tenant) req { return req{"/v2/projects/" + a.ProjectID, ""} },
+	},
 	"POST /v2/projects/{project_id}/log_streams": {
 		cross: x(func(a, b *tenant) req { return req{"/v2/projects/" + b.ProjectID + "/log_streams", `{"name":"x"}`} }),
 		write: func(a *tenant) req { return req{"/v2/projects/" + a.ProjectID + "/log_streams", `{"name":"x"}`} },
+	},
+	"GET /v2/projects/{project_id}/log_streams": {cross: x(func(a, b *tenant) req { return req{"/v2/projects/" + b.ProjectID + "/log_streams", ""} })},
+	"GET /v2/projects/{project_id}/log_streams/paginated": {
+		cross: x(func(a, b *tenant) req { return req{"/v2/projects/" + b.ProjectID + "/log_streams/paginated", ""} }),
+	},
+	"POST /v2/projects/{project_id}/log_streams/search": {
+		cross: x(func(a, b *tenant) req { return req{"/v2/projects/" + b.ProjectID + "/log_streams/search", `{}`} }),
+		note:  "a query: writes nothing",
+	},
+	"GET /v2/projects/{project_id}/log_streams/{log_stream_id}": {
+		cross: x(
+			func(a, b *tenant) req { return req{logStream(b.ProjectID, b.LogStreamID), ""} },
+			func(a, b *tenant) req { return req{logStream(a.ProjectID, b.LogStreamID), ""} },
+		),
+	},
+	"PUT /v2/projects/{project_id}/log_streams/{log_stream_id}": {
+		cross: x(
+			func(a, b *tenant) req { return req{logStream(b.ProjectID, b.LogStreamID), `{"name":"x"}`} },
+			func(a, b *tenant) req { return req{logStream(a.ProjectID, b.LogStreamID), `{"name":"x"}`} },
+		),
+		write: func(a *tenant) req { return req{logStream(a.ProjectID, a.LogStreamID), `{"name":"ro"}`} },
+	},
+	"DELETE /v2/projects/{project_id}/log_streams/{log_stream_id}": {
+		cross: x(
+			func(a, b *tenant) req { return req{logStream(b.ProjectID, b.LogStreamID), ""} },
+			func(a, b *tenant) req { return req{logStream(a.ProjectID, b.LogStreamID), ""} },
+		),
+		write: func(a *tenant) req { return req{logStream(a.ProjectID, a.LogStreamID), ""} },
 	},
 	"GET /v2/projects/{project_id}/log_streams/{log_stream_id}/metric_settings": {
 		cross: x(
@@ -274,10 +328,17 @@ var matrix = map[string]entry{
 // noRecord is the note of an operation that creates a record and names no existing one.
 const noRecord = "creates a record of the caller's organization; names no existing record"
 
+// listsOwn is the note of a list of the caller's organization that names no record
+// (TestListsShowOnlyTheCallersOrganization holds it to that).
+const listsOwn = "lists the caller's organization's records (TestListsShowOnlyTheCallersOrganization)"
+
 const (
 	decision    = `{"question":"q?","answer_options":["yes","no"]}`
+	llmVersion  = `{"instructions":"Is it polite?"}`
 	signalsBody = `{"model":"m","notification_severities":["LOW"]}`
 )
+
+var codeVersion = multipartBody(map[string]string{"validation_result": "ok"}, "file", "scorer.py", "def scorer_fn(**kw):\n    return 1\n")
 
 func member(userID string) string    { return fmt.Sprintf(`[{"user_id":%q}]`, userID) }
 func shareUser(userID string) string { return fmt.Sprintf(`[{"user_id":%q,"role":"viewer"}]`, userID) }
@@ -291,6 +352,9 @@ func edit(rowID string) string {
 }
 func search(logStreamID string) string {
 	return fmt.Sprintf(`{"start_time":"2026-01-01T00:00:00Z","end_time":"2026-01-01T01:00:00Z","log_stream_id":%q}`, logStreamID)
+}
+func logStream(projectID, logStreamID string) string {
+	return "/v2/projects/" + projectID + "/log_streams/" + logStreamID
 }
 func metricSettings(projectID, logStreamID string) string {
 	return "/v2/projects/" + projectID + "/log_streams/" + logStreamID + "/metric_settings"
@@ -459,15 +523,23 @@ func replaceAll(s string, m map[string]string) string {
 // show nothing of the other organization.
 func TestListsShowOnlyTheCallersOrganization(t *testing.T) {
 	w := newWorld(t)
-	for _, path := range []string{"/v2/api_keys", "/v2/current_user", "/v2/datasets/" + w.a.DatasetID + "/groups",
-		"/v2/projects/" + w.a.ProjectID + "/experiments"} {
-		code, body := w.do(w.a.Admin, "GET", path, "")
+	for _, r := range []struct{ method, path, body string }{
+		{"GET", "/v2/api_keys", ""}, {"GET", "/v2/current_user", ""}, {"GET", "/v2/datasets/" + w.a.DatasetID + "/groups", ""},
+		{"GET", "/v2/projects/" + w.a.ProjectID + "/experiments", ""},
+		{"GET", "/v2/projects", ""}, {"GET", "/projects/all", ""}, {"POST", "/v2/projects/paginated", `{}`},
+		{"GET", "/v2/projects?project_name=project-" + w.b.name, ""},
+		{"GET", "/v2/projects/" + w.a.ProjectID + "/log_streams", ""},
+		{"POST", "/v2/scorers/list", `{}`},
+		{"POST", "/v2/projects/" + w.a.ProjectID + "/log_streams/search", `{}`},
+	} {
+		code, body := w.do(w.a.Admin, r.method, r.path, r.body)
 		if code != http.StatusOK {
-			t.Errorf("GET %s: %d %s", path, code, body)
+			t.Errorf("%s %s: %d %s", r.method, r.path, code, body)
 		}
-		for _, id := range []string{w.b.ID, w.b.Admin.UserID, w.b.APIKeyID, w.b.GroupID, w.b.ExperimentID, w.b.UserID} {
+		for _, id := range []string{w.b.ID, w.b.Admin.UserID, w.b.APIKeyID, w.b.GroupID, w.b.ExperimentID, w.b.UserID,
+			w.b.ProjectID, w.b.LogStreamID, w.b.ScorerID} {
 			if strings.Contains(string(body), id) {
-				t.Errorf("GET %s as A shows B's id %s: %s", path, id, body)
+				t.Errorf("%s %s as A shows B's id %s: %s", r.method, r.path, id, body)
 			}
 		}
 	}

@@ -87,7 +87,10 @@ func (w *world) send(h http.Header, method, path, body string) (int, []byte) {
 	for k, vs := range h {
 		req.Header[k] = vs
 	}
-	if body != "" {
+	switch {
+	case strings.HasPrefix(body, "--"+formBoundary):
+		req.Header.Set("Content-Type", "multipart/form-data; boundary="+formBoundary)
+	case body != "":
 		req.Header.Set("Content-Type", "application/json")
 	}
 	rec := httptest.NewRecorder()
@@ -251,4 +254,18 @@ func (b *syncBuffer) Bytes() []byte {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return bytes.Clone(b.buf.Bytes())
+}
+
+// formBoundary starts the body of a probe that is a multipart form (multipartBody).
+const formBoundary = "TENANCYBOUNDARY"
+
+// multipartBody is a multipart form of text fields and one file, named by its field.
+func multipartBody(fields map[string]string, fileField, fileName, content string) string {
+	var b strings.Builder
+	for k, v := range fields {
+		fmt.Fprintf(&b, "--%s\r\nContent-Disposition: form-data; name=%q\r\n\r\n%s\r\n", formBoundary, k, v)
+	}
+	fmt.Fprintf(&b, "--%s\r\nContent-Disposition: form-data; name=%q; filename=%q\r\n\r\n%s\r\n--%s--\r\n",
+		formBoundary, fileField, fileName, content, formBoundary)
+	return b.String()
 }

@@ -30,6 +30,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
+
+	"github.com/evalobs/evalapi/shared/httpapi"
 )
 
 // DocPath is the OpenAPI document's path relative to the module root.
@@ -60,6 +62,13 @@ func Validator(t testing.TB) *V {
 		t.Fatalf("apitest: %v", err)
 	}
 	return v
+}
+
+// Text bodies the document declares besides JSON: read as a string, like text/plain.
+func init() {
+	for _, ct := range []string{"text/html", "text/javascript"} {
+		openapi3filter.RegisterBodyDecoder(ct, openapi3filter.PlainBodyDecoder)
+	}
 }
 
 // Load reads and validates the OpenAPI document at path.
@@ -114,6 +123,15 @@ func (v *V) CheckRecorder(t testing.TB, req *http.Request, rec *httptest.Respons
 // Lambda proxy response). It returns nil when the response conforms.
 func (v *V) Validate(req *http.Request, status int, header http.Header, body []byte) error {
 	route, params, err := v.router.FindRoute(req)
+	if errors.Is(err, routers.ErrPathNotFound) {
+		// Every operation also answers at its twin (with or without /v2), which the
+		// document does not repeat: validate against the documented form.
+		twin := req.Clone(req.Context())
+		twin.URL.Path, twin.URL.RawPath = httpapi.Twin(req.URL.Path), ""
+		if r2, p2, err2 := v.router.FindRoute(twin); !errors.Is(err2, routers.ErrPathNotFound) {
+			req, route, params, err = twin, r2, p2, err2
+		}
+	}
 	switch {
 	case errors.Is(err, routers.ErrPathNotFound):
 		return v.unrouted(http.StatusNotFound, status, header, body)
@@ -136,7 +154,8 @@ func (v *V) Validate(req *http.Request, status int, header http.Header, body []b
 		Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
 	}
 	in.SetBodyBytes(body)
-	return openapi3filter.ValidateResponse(context.Background(), in)
+	err = openapi3filter.ValidateResponse(context.Background(), in)
+	return errors.Join(err, contractErr(route.Method+" "+route.Path, status, body))
 }
 
 // unrouted checks the router's answer to a request the document has no operation for.

@@ -29,11 +29,11 @@ func TestValidate(t *testing.T) {
 		body    string
 		wantErr string // "" when the response conforms
 	}{
-		{"healthcheck", get, 200, jsonHeader(), `{"status":"ok"}`, ""},
-		{"healthcheck with charset", get, 200, jsonHeader("Content-Type", "application/json; charset=utf-8"), `{"status":"ok"}`, ""},
-		{"wrong body", get, 200, jsonHeader(), `{"status":"fine"}`, "doesn't match"},
+		{"healthcheck", get, 200, jsonHeader(), `{"api_version":"v2","message":"ok","version":"dev"}`, ""},
+		{"healthcheck with charset", get, 200, jsonHeader("Content-Type", "application/json; charset=utf-8"), `{"api_version":"v2","message":"ok","version":"dev"}`, ""},
+		{"wrong body", get, 200, jsonHeader(), `{"api_version":"v2","message":"ok"}`, "doesn't match"},
 		{"missing field", get, 200, jsonHeader(), `{}`, "doesn't match"},
-		{"wrong content type", get, 200, http.Header{"Content-Type": {"text/plain"}}, `{"status":"ok"}`, "Content-Type"},
+		{"wrong content type", get, 200, http.Header{"Content-Type": {"text/plain"}}, `{"api_version":"v2","message":"ok","version":"dev"}`, "Content-Type"},
 		{"undocumented status", get, 500, jsonHeader(), `{"detail":"Internal Server Error"}`, "status is not supported"},
 		{"unknown route 404", unknown, 404, jsonHeader(), `{"detail":"Not Found"}`, ""},
 		{"unknown route, other status", unknown, 200, jsonHeader(), `{"detail":"Not Found"}`, "must be 404"},

@@ -20,6 +20,7 @@ package app
 import (
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"time"
 
 	"github.com/evalobs/evalapi/shared/auth"
@@ -56,7 +57,10 @@ type Register func(rt *httpapi.Router, d Deps)
 
 // Group is a named operation group: the routes one Lambda function serves.
 type Group struct {
-	Name     string
+	Name string
+	// Roots are the paths, without /v2, under which the group's routes lie
+	// ("/datasets", "/projects/{project_id}/experiments"); see OwnerOf.
+	Roots    []string
 	Register Register
 }
 
@@ -75,10 +79,35 @@ func NewRouter(d Deps, registers ...Register) *httpapi.Router {
 	return rt
 }
 
-// healthcheck says the process answers. It touches no dependency: API Gateway and load
-// tests call it often, and a liveness probe that costs a DynamoDB read per call would also
-// report the table's health as the function's.
+// healthcheck says the process answers, in the original's HealthcheckResponse shape
+// (api_version, message, version, all required by its clients). It touches no dependency:
+// API Gateway and load tests call it often, and a liveness probe that costs a DynamoDB
+// read per call would also report the table's health as the function's.
 func healthcheck(w http.ResponseWriter, _ *http.Request) error {
-	httpapi.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	httpapi.WriteJSON(w, http.StatusOK, Health)
 	return nil
+}
+
+// HealthResponse is the healthcheck's answer.
+type HealthResponse struct {
+	APIVersion string `json:"api_version"`
+	Message    string `json:"message"`
+	Version    string `json:"version"`
+}
+
+// Health is what the healthcheck answers: the API version of the paths (§9), and the
+// build's version control revision (12 characters; "dev" for a build without one).
+var Health = HealthResponse{APIVersion: "v2", Message: "ok", Version: buildRevision()}
+
+func buildRevision() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "dev"
+	}
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			return s.Value[:12]
+		}
+	}
+	return "dev"
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/evalobs/evalapi/shared/app/apptest"
 )
 
+var healthBody = `{"api_version":"v2","message":"ok","version":"` + app.Health.Version + `"}`
+
 func TestRouterAnswers(t *testing.T) {
 	v := apitest.Validator(t)
 	rt := app.NewRouter(apptest.Deps(t))
@@ -25,7 +27,8 @@ func TestRouterAnswers(t *testing.T) {
 		body         string
 		allow        string
 	}{
-		{http.MethodGet, "/v2/healthcheck", 200, `{"status":"ok"}`, ""},
+		{http.MethodGet, "/v2/healthcheck", 200, healthBody, ""},
+		{http.MethodGet, "/healthcheck", 200, healthBody, ""},
 		{http.MethodGet, "/v2/no/such/route", 404, `{"detail":"Not Found"}`, ""},
 		{http.MethodPost, "/v2/healthcheck", 405, `{"detail":"Method Not Allowed"}`, "GET, HEAD"},
 	} {
@@ -61,7 +64,7 @@ func TestProxy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.StatusCode != 200 || resp.Body != `{"status":"ok"}` {
+	if resp.StatusCode != 200 || resp.Body != healthBody {
 		t.Errorf("got %d %s", resp.StatusCode, resp.Body)
 	}
 	if got := resp.Headers["X-Request-Id"]; got != event.RequestContext.RequestID {

@@ -12,12 +12,11 @@ import (
 	"github.com/evalobs/evalapi/shared/store"
 )
 
-// Refresh cookie: the name the original service's SDKs read, scoped to the one path that
-// takes it.
-const (
-	RefreshCookie     = "refresh_token"
-	refreshCookiePath = "/v2/refresh_token"
-)
+// RefreshCookie is the refresh cookie's name, the one the original service's SDKs read.
+const RefreshCookie = "refresh_token"
+
+// refreshCookiePaths scope the cookie to the exchange, in both of its forms.
+var refreshCookiePaths = [...]string{"/v2/refresh_token", "/refresh_token"}
 
 // Session is what a login or a refresh exchange gives the client: a short-lived access
 // token and the refresh token of its family (carried in the refresh cookie).
@@ -27,7 +26,7 @@ type Session struct {
 }
 
 // RefreshRefusedError is a refused refresh exchange: answered 401, and the client is told
-// to drop its refresh cookie (RefreshCookie("")).
+// to drop its refresh cookies (RefreshCookies("")).
 type RefreshRefusedError struct{ err *httpapi.StatusError }
 
 func (e *RefreshRefusedError) Error() string { return e.err.Error() }
@@ -198,16 +197,30 @@ func (s *Service) SessionOf(ctx context.Context, token string, refresh bool) (us
 	return c.Subject, c.Sid, true
 }
 
-// RefreshCookie is the cookie carrying a refresh token for the refresh lifetime; an empty
-// value deletes the client's cookie.
-func (s *Service) RefreshCookie(value string) *http.Cookie {
+// RefreshCookies are the cookies carrying a refresh token for the refresh lifetime, one
+// per path of the exchange (/v2/refresh_token and /refresh_token, which the original's
+// clients call), with the same value: a browser sends each only to its own path, so
+// whichever form a client calls finds the token, and both rotate together. An empty value
+// deletes the client's cookies.
+func (s *Service) RefreshCookies(value string) []*http.Cookie {
 	maxAge := int(s.refreshTTL.Seconds())
 	if value == "" {
 		maxAge = -1
 	}
-	return &http.Cookie{
-		Name: RefreshCookie, Value: value, Path: refreshCookiePath, MaxAge: maxAge,
-		HttpOnly: true, Secure: true, SameSite: http.SameSiteStrictMode,
+	out := make([]*http.Cookie, 0, len(refreshCookiePaths))
+	for _, path := range refreshCookiePaths {
+		out = append(out, &http.Cookie{
+			Name: RefreshCookie, Value: value, Path: path, MaxAge: maxAge,
+			HttpOnly: true, Secure: true, SameSite: http.SameSiteStrictMode,
+		})
+	}
+	return out
+}
+
+// SetRefreshCookies sets RefreshCookies(value) on w.
+func (s *Service) SetRefreshCookies(w http.ResponseWriter, value string) {
+	for _, c := range s.RefreshCookies(value) {
+		http.SetCookie(w, c)
 	}
 }
 

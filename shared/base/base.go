@@ -9,6 +9,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/evalobs/evalapi/shared/auth"
@@ -62,4 +63,28 @@ func (d Deps) Project(ctx context.Context, c auth.Caller, id string) (store.Proj
 		return store.Project{}, httpapi.NotFound("Project")
 	}
 	return p, err
+}
+
+// Concurrently runs fns at once and returns the first error; the others see their context
+// canceled once one failed. Reads that do not depend on each other use it, so that a
+// request waits for the slowest of them instead of their sum.
+func Concurrently(ctx context.Context, fns ...func(ctx context.Context) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make([]error, len(fns))
+	var wg sync.WaitGroup
+	for i, fn := range fns {
+		wg.Go(func() {
+			if errs[i] = fn(ctx); errs[i] != nil {
+				cancel()
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return err
+		}
+	}
+	return errors.Join(errs...)
 }

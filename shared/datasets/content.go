@@ -9,9 +9,10 @@ import (
 	"github.com/evalobs/evalapi/shared/validate"
 )
 
-// content is GET /v2/datasets/{dataset_id}/content (operation 6): a page of rows in index
-// order from starting_token, read with one Query from that row, so that a page costs its
-// own rows at any offset. The ETag header names the content version the page belongs to.
+// content is GET /v2/datasets/{dataset_id}/content (operation 6): a page of rows of the
+// current version in index order from starting_token, read from the segments the page
+// spans, so that a page costs its own rows at any offset. The ETag header names the
+// content version the page belongs to.
 func (h *handlers) content(w http.ResponseWriter, r *http.Request) error {
 	errs := validate.New()
 	id, _ := errs.Path("dataset_id", r.PathValue("dataset_id")).UUID(4)
@@ -23,15 +24,25 @@ func (h *handlers) content(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
-	g, err := h.grant(ctx, c, id)
+	g, err := h.grant(r.Context(), c, id)
 	if err != nil {
 		return err
 	}
-	d := g.Dataset
+	st, err := store.CurrentState(r.Context(), h.Table, g.Dataset)
+	if err != nil {
+		return err
+	}
+	return h.servePage(w, r, g.Dataset, st, start, limit)
+}
+
+// servePage answers a page of the rows of version st of dataset d from start, with the
+// version's ETag.
+func (h *handlers) servePage(w http.ResponseWriter, r *http.Request, d store.Dataset, st store.ContentState, start, limit int) error {
+	ctx := r.Context()
+	d.ColumnNames, d.RowCount = st.ColumnNames(), st.RowCount()
 	p := newRowPage(d, start, limit, maxPageBytes)
 	var pending []store.DatasetRow
-	for row, err := range store.DatasetRows(ctx, h.Table, d, int64(start), int64(start)+int64(limit)) {
+	for row, err := range store.ContentRows(ctx, h.Table, st, int64(start), int64(start)+int64(limit)) {
 		if err != nil {
 			return err
 		}
@@ -49,7 +60,7 @@ func (h *handlers) content(w http.ResponseWriter, r *http.Request) error {
 	if _, err := p.add(ctx, h.Table, pending); err != nil {
 		return err
 	}
-	w.Header().Set("ETag", etag(d.Version))
+	w.Header().Set("ETag", etag(st.Version))
 	httpapi.WriteJSON(w, http.StatusOK, p.response())
 	return nil
 }

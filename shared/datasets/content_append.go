@@ -15,8 +15,9 @@ import (
 // (PATCH, content_update.go). Each makes the next content version. Both take an optional
 // If-Match with the ETag of a GET: a dataset changed since answers 412.
 
-// errBusy answers a write that met another writer of many rows holding the dataset.
-var errBusy = httpapi.Conflict("The dataset is being changed by another request; retry shortly")
+// errBusy answers a write whose every attempt lost its race with other writers: 423, which
+// the original's clients expect of a dataset being changed.
+var errBusy = &httpapi.StatusError{Status: http.StatusLocked, Detail: "The dataset is being changed by other requests; retry shortly"}
 
 // contentError turns the repository's refusals into answers.
 func contentError(err error) error {

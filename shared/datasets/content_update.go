@@ -6,16 +6,27 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/google/uuid"
+
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
 )
 
-// rowEdit is one update_row edit of a PATCH body.
-type rowEdit struct {
-	rowID  string
-	loc    []any        // of the row_id
-	values []namedValue // in the order of their names
+// PATCH /v2/datasets/{dataset_id}/content: the original's UpdateDatasetContentRequest, a list
+// of edits discriminated by edit_type, applied in order as the next content version, and
+// answered 204 (the original's clients accept nothing else) with the new version's ETag.
+
+// editTypes are the kinds of edit, in the original's order.
+var editTypes = []string{"prepend_row", "append_row", "update_row", "delete_row", "filter_rows",
+	"copy_record_data", "remove_column", "rename_column"}
+
+// edit is one edit that passed validation of its shape, with where it stood.
+type edit struct {
+	store.DatasetEdit
+	loc    []any       // of the edit
+	copy   *recordCopy // copy_record_data
+	values []namedValue
 }
 
 // namedValue is a value that passed validation, with its column name and where it stood.
@@ -26,10 +37,88 @@ type namedValue struct {
 	raw   any
 }
 
-// updateRows is PATCH /v2/datasets/{dataset_id}/content: {"edits": [{"edit_type":
-// "update_row", "row_id", "values": {column: value}}]}, the original service's update_row
-// edits. Only the named columns of each row change.
-func (h *handlers) updateRows(w http.ResponseWriter, r *http.Request) error {
+// readEdits reads {"edits": [...]} (1 to store.MaxDatasetRowEdits). An edit without
+// edit_type is an update_row, as the service's first clients sent them.
+func readEdits(errs *validate.Errors, raw any, present bool) []edit {
+	o, ok := errs.Body(raw, present).Required().Object()
+	if !ok {
+		return nil
+	}
+	items, _ := o.Get("edits").Required().List(validate.MinLen(1), validate.MaxLen(store.MaxDatasetRowEdits))
+	out := make([]edit, 0, len(items))
+	for _, item := range items {
+		e, ok := item.Object()
+		if !ok {
+			continue
+		}
+		tag := "update_row"
+		if e.Has("edit_type") {
+			tag = validate.PyStr(e.Get("edit_type").Raw())
+			if _, isString := e.Get("edit_type").Raw().(string); !isString || !slices.Contains(editTypes, tag) {
+				item.Add(validate.UnionTagInvalid(item.Loc(), item.Raw(), "edit_type", tag, editTypes))
+				continue
+			}
+		}
+		if ed, ok := validate.Tagged(item, tag, func(v validate.Value) (edit, bool) { return readEdit(v, tag) }); ok {
+			ed.loc = validate.At(item.Loc(), tag)
+			out = append(out, ed)
+		}
+	}
+	return out
+}
+
+func readEdit(v validate.Value, tag string) (edit, bool) {
+	o, _ := v.Object()
+	e := edit{DatasetEdit: store.DatasetEdit{Kind: tag}}
+	switch tag {
+	case "prepend_row", "append_row":
+		if id, ok := o.Get("row_id").Nullable().UUID(4); ok {
+			e.RowID = id
+		} else {
+			e.RowID = uuid.NewString()
+		}
+		e.values = readValues(o.Get("values").Required())
+	case "update_row":
+		e.RowID, _ = o.Get("row_id").Required().String(validate.MinLen(1))
+		e.values = readValues(o.Get("values").Required())
+	case "delete_row":
+		e.RowID, _ = o.Get("row_id").Required().String(validate.MinLen(1))
+	case "filter_rows":
+		if items, ok := o.Get("row_ids").Required().List(); ok {
+			for _, it := range items {
+				id, _ := it.String(validate.MinLen(1))
+				e.RowIDs = append(e.RowIDs, id)
+			}
+		}
+	case "remove_column":
+		e.Column, _ = o.Get("column_name").Required().String(validate.MinLen(1))
+	case "rename_column":
+		e.Column, _ = o.Get("column_name").Required().String(validate.MinLen(1))
+		e.NewColumn, _ = o.Get("new_column_name").Required().String(validate.MinLen(1), validate.MaxLen(maxNameLen))
+	case "copy_record_data":
+		e.copy = readRecordCopy(o)
+	}
+	return e, true
+}
+
+// readValues reads the values of a row edit: column name to value.
+func readValues(v validate.Value) []namedValue {
+	vals, ok := v.Dict()
+	if !ok {
+		return nil
+	}
+	var out []namedValue
+	for _, name := range vals.Keys() {
+		e := vals.Get(name)
+		if val, ok := readValue(e); ok {
+			out = append(out, namedValue{name: name, value: val, loc: e.Loc(), raw: e.Raw()})
+		}
+	}
+	return out
+}
+
+// updateContent is PATCH /v2/datasets/{dataset_id}/content.
+func (h *handlers) updateContent(w http.ResponseWriter, r *http.Request) error {
 	raw, present, err := httpapi.DecodeBody(r, 0)
 	if err != nil {
 		return err
@@ -44,89 +133,131 @@ func (h *handlers) updateRows(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	changes, err := columnEdits(edits, g.Dataset.ColumnNames)
+	var out []store.DatasetEdit
+	var where [][]any // the loc of each store edit's origin
+	for _, e := range edits {
+		if e.copy != nil {
+			rows, err := h.copiedRows(r.Context(), c, e, g.Dataset.ColumnNames)
+			if err != nil {
+				return err
+			}
+			for range rows {
+				where = append(where, e.loc)
+			}
+			out = append(out, rows...)
+			continue
+		}
+		e.Values = make(map[string]any, len(e.values))
+		for _, v := range e.values {
+			e.Values[v.name] = v.value
+		}
+		out, where = append(out, e.DatasetEdit), append(where, e.loc)
+	}
+	if len(out) == 0 { // copies of no record
+		w.Header().Set("ETag", etag(g.Dataset.Version))
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
+	d, err := store.EditDataset(r.Context(), h.Table, c.OrgID, id, version, out, c.UserID, h.Stamp())
+	if err := editError(err, out, where); err != nil {
+		return err
+	}
+	w.Header().Set("ETag", etag(d.Version))
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// editError turns the refusals of an edit into answers: a 422 at the edit (and the value)
+// at fault, else contentError's.
+func editError(err error, edits []store.DatasetEdit, where [][]any) error {
+	var missing *store.DatasetRowsNotFoundError
+	var bad *store.DatasetEditError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &missing):
+		errs := validate.New()
+		for i, e := range edits {
+			for _, id := range append([]string{e.RowID}, e.RowIDs...) {
+				if slices.Contains(missing.RowIDs, id) {
+					field := "row_id"
+					if e.Kind == store.EditFilterRows {
+						field = "row_ids"
+					}
+					errs.Add(validate.ValueError(validate.At(where[i], field), id, "the dataset has no row with this row_id"))
+				}
+			}
+		}
+		return errs
+	case errors.As(err, &bad):
+		loc := validate.At(where[bad.Edit], bad.Field)
+		if bad.Key != "" {
+			loc = validate.At(loc, bad.Key)
+		}
+		return validate.Single(validate.ValueError(loc, nil, bad.Msg))
+	case errors.Is(err, store.ErrInvalid):
+		return validate.Single(validate.ValueError([]any{"body", "edits"}, nil,
+			fmt.Sprintf("the dataset would hold more than %d rows", store.MaxDatasetRows)))
+	}
+	return contentError(err)
+}
+
+// replaceContent is PUT /v2/datasets/{dataset_id}/content: the original's RollbackRequest
+// ({"rollback_version": n}, this dataset's version n) or UpsertDatasetContentRequest
+// ({"dataset_id", "version_index"}: a version, the current one when null, of a dataset the
+// caller may read, this one or another) becomes the content, as the next version; 204.
+func (h *handlers) replaceContent(w http.ResponseWriter, r *http.Request) error {
+	raw, present, err := httpapi.DecodeBody(r, 0)
 	if err != nil {
 		return err
 	}
-	d, err := store.UpdateDatasetRows(r.Context(), h.Table, c.OrgID, id, version, changes, c.UserID, h.Stamp())
-	var missing *store.DatasetRowsNotFoundError
-	switch {
-	case errors.As(err, &missing):
-		return rowsNotFound(edits, missing.RowIDs)
-	case errors.Is(err, store.ErrTooLarge):
-		return validate.Single(validate.ValueError([]any{"body", "edits"}, nil,
-			"the edited rows together are larger than one update can write; send fewer edits per request"))
-	case err != nil:
+	errs := validate.New()
+	id, _ := errs.Path("dataset_id", r.PathValue("dataset_id")).UUID(4)
+	var srcID string
+	var srcVersion int64
+	if o, ok := errs.Body(raw, present).Required().Object(); ok {
+		if o.Has("rollback_version") || !o.Has("dataset_id") {
+			srcID = id
+			srcVersion, _ = o.Get("rollback_version").Required().Int(validate.Ge(1))
+		} else {
+			srcID, _ = o.Get("dataset_id").Required().UUID(4)
+			srcVersion, _ = o.Get("version_index").Nullable().Int(validate.Ge(1))
+		}
+	}
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	c, g, version, err := h.editable(r, id)
+	if err != nil {
+		return err
+	}
+	src := g.Dataset
+	if srcID != id {
+		sg, err := h.grant(r.Context(), c, srcID)
+		if err != nil {
+			return err
+		}
+		src = sg.Dataset
+	}
+	if srcVersion == 0 {
+		srcVersion = src.Version
+	}
+	_, st, err := store.GetDatasetVersion(r.Context(), h.Table, src, srcVersion)
+	if errors.Is(err, store.ErrNotFound) {
+		field := "rollback_version"
+		if srcID != id || raw.(map[string]any)["dataset_id"] != nil {
+			field = "version_index"
+		}
+		return validate.Single(validate.ValueError([]any{"body", field}, srcVersion, "the dataset has no such version"))
+	}
+	if err != nil {
+		return err
+	}
+	d, err := store.ReplaceDatasetContent(r.Context(), h.Table, c.OrgID, id, version, st, c.UserID, h.Stamp())
+	if err != nil {
 		return contentError(err)
 	}
-	return h.writeDataset(r.Context(), w, c, d, g.Role)
-}
-
-func readEdits(errs *validate.Errors, raw any, present bool) []rowEdit {
-	o, ok := errs.Body(raw, present).Required().Object()
-	if !ok {
-		return nil
-	}
-	items, _ := o.Get("edits").Required().List(validate.MinLen(1), validate.MaxLen(store.MaxDatasetRowEdits))
-	edits := make([]rowEdit, 0, len(items))
-	seen := map[string]bool{}
-	for _, item := range items {
-		e, ok := item.Object()
-		if !ok {
-			continue
-		}
-		if e.Has("edit_type") {
-			e.Get("edit_type").Literal("update_row")
-		}
-		idValue := e.Get("row_id").Required()
-		rid, ok := idValue.String(validate.MinLen(1))
-		if ok && seen[rid] {
-			idValue.Fail("the row is edited twice in this request")
-		}
-		seen[rid] = true
-		edit := rowEdit{rowID: rid, loc: idValue.Loc()}
-		vals, ok := e.Get("values").Required().Dict()
-		if !ok {
-			edits = append(edits, edit)
-			continue
-		}
-		for _, name := range vals.Keys() {
-			v := vals.Get(name)
-			if val, ok := readValue(v); ok {
-				edit.values = append(edit.values, namedValue{name: name, value: val, loc: v.Loc(), raw: v.Raw()})
-			}
-		}
-		edits = append(edits, edit)
-	}
-	return edits
-}
-
-// columnEdits places the values of each edit in the dataset's columns; a name that is no
-// column is a 422 at that value.
-func columnEdits(edits []rowEdit, columns []string) ([]store.DatasetRowEdit, error) {
-	errs := validate.New()
-	out := make([]store.DatasetRowEdit, len(edits))
-	for i, e := range edits {
-		out[i] = store.DatasetRowEdit{RowID: e.rowID, Values: make(map[int]any, len(e.values))}
-		for _, v := range e.values {
-			col := slices.Index(columns, v.name)
-			if col < 0 {
-				errs.Add(validate.ValueError(v.loc, v.raw, fmt.Sprintf("the dataset has no column '%s'", v.name)))
-				continue
-			}
-			out[i].Values[col] = v.value
-		}
-	}
-	return out, errs.Err()
-}
-
-// rowsNotFound is the 422 of edits naming rows the dataset does not have.
-func rowsNotFound(edits []rowEdit, ids []string) error {
-	errs := validate.New()
-	for _, e := range edits {
-		if slices.Contains(ids, e.rowID) {
-			errs.Add(validate.ValueError(e.loc, e.rowID, "the dataset has no row with this row_id"))
-		}
-	}
-	return errs
+	w.Header().Set("ETag", etag(d.Version))
+	w.WriteHeader(http.StatusNoContent)
+	return nil
 }

@@ -40,9 +40,14 @@ func TestCreate(t *testing.T) {
 			var d datasetOut
 			resp.decode(t, &d)
 			cols, _ := encodeJSON(tt.body["column_names"])
+			count := 0
+			if tt.project != "null" {
+				count = 1
+			}
 			want := fmt.Sprintf(`{"id":"%s","name":"%s","project_id":%s,"column_names":%s,"num_rows":%d,"current_version_index":1,`+
-				`"created_at":"2026-04-01T09:00:00Z","updated_at":"2026-04-01T09:00:00Z","created_by_user":%s,"permissions":%s}`,
-				d.ID, tt.body["name"], tt.project, cols, tt.rows, user, perms)
+				`"created_at":"2026-04-01T09:00:00Z","updated_at":"2026-04-01T09:00:00Z","created_by_user":%s,"permissions":%s,`+
+				`"project_count":%d,"draft":false,"hidden":false}`,
+				d.ID, tt.body["name"], tt.project, cols, tt.rows, user, perms, count)
 			if !sameJSON(resp.body, []byte(want)) || resp.header.Get("ETag") != `"1"` {
 				t.Errorf("got  %s (ETag %s)\nwant %s", resp.body, resp.header.Get("ETag"), want)
 			}

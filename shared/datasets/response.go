@@ -40,40 +40,62 @@ func permissionsOf(role store.DatasetRole) []permission {
 	return out
 }
 
-// datasetResponse is a dataset as the write operations answer it.
+// datasetResponse is a dataset in the original's DatasetDB shape, with project_id and
+// hidden besides. project_count is the number of projects the dataset was created for (0
+// or 1).
 type datasetResponse struct {
 	ID                  string       `json:"id"`
+	Permissions         []permission `json:"permissions"`
 	Name                string       `json:"name"`
-	ProjectID           *string      `json:"project_id"`
-	ColumnNames         []string     `json:"column_names"`
-	NumRows             int64        `json:"num_rows"`
-	CurrentVersionIndex int64        `json:"current_version_index"`
 	CreatedAt           time.Time    `json:"created_at"`
 	UpdatedAt           time.Time    `json:"updated_at"`
+	ProjectCount        int64        `json:"project_count"`
+	NumRows             int64        `json:"num_rows"`
+	ColumnNames         []string     `json:"column_names"`
 	CreatedByUser       *userInfo    `json:"created_by_user"`
-	Permissions         []permission `json:"permissions"`
+	CurrentVersionIndex int64        `json:"current_version_index"`
+	Draft               bool         `json:"draft"`
+	ProjectID           *string      `json:"project_id"`
+	Hidden              bool         `json:"hidden"`
 }
 
-// writeDataset answers a write with the dataset and its new ETag.
-func (h *handlers) writeDataset(ctx context.Context, w http.ResponseWriter, c auth.Caller, d store.Dataset, role store.DatasetRole) error {
-	resp := datasetResponse{ID: d.ID, Name: d.Name, ColumnNames: d.ColumnNames, NumRows: d.RowCount,
-		CurrentVersionIndex: d.Version, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, Permissions: permissionsOf(role)}
-	if d.ProjectID != "" {
-		resp.ProjectID = &d.ProjectID
+func datasetOut(d store.Dataset, role store.DatasetRole, creator *userInfo) datasetResponse {
+	resp := datasetResponse{ID: d.ID, Permissions: permissionsOf(role), Name: d.Name, CreatedAt: d.CreatedAt,
+		UpdatedAt: d.UpdatedAt, NumRows: d.RowCount, ColumnNames: d.ColumnNames, CreatedByUser: creator,
+		CurrentVersionIndex: d.Version, Draft: d.Draft, Hidden: d.Hidden}
+	if resp.ColumnNames == nil {
+		resp.ColumnNames = []string{}
 	}
+	if d.ProjectID != "" {
+		resp.ProjectID, resp.ProjectCount = &d.ProjectID, 1
+	}
+	return resp
+}
+
+// creatorOf is the user summary of dataset d's creator: the caller's own when it is the
+// caller, else read (nil when the user is gone).
+func (h *handlers) creatorOf(ctx context.Context, c auth.Caller, d store.Dataset) (*userInfo, error) {
 	if d.CreatedBy == c.UserID {
-		resp.CreatedByUser = &userInfo{ID: c.UserID, Email: c.Email, FirstName: c.FirstName, LastName: c.LastName}
-	} else {
-		u, err := store.OrgUser(ctx, h.Table, c.OrgID, d.CreatedBy)
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			return err
-		}
-		if err == nil {
-			resp.CreatedByUser = userInfoOf(u)
-		}
+		return &userInfo{ID: c.UserID, Email: c.Email, FirstName: c.FirstName, LastName: c.LastName}, nil
+	}
+	u, err := store.OrgUser(ctx, h.Table, c.OrgID, d.CreatedBy)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return userInfoOf(u), nil
+}
+
+// writeDataset answers with the dataset and its ETag.
+func (h *handlers) writeDataset(ctx context.Context, w http.ResponseWriter, c auth.Caller, d store.Dataset, role store.DatasetRole) error {
+	creator, err := h.creatorOf(ctx, c, d)
+	if err != nil {
+		return err
 	}
 	w.Header().Set("ETag", etag(d.Version))
-	httpapi.WriteJSON(w, http.StatusOK, resp)
+	httpapi.WriteJSON(w, http.StatusOK, datasetOut(d, role, creator))
 	return nil
 }
 

@@ -56,6 +56,9 @@ func (h *handlers) create(w http.ResponseWriter, r *http.Request) error {
 	}
 	now := h.Stamp()
 	e.ID, e.ProjectID, e.OrgID, e.CreatedBy, e.CreatedAt, e.UpdatedAt = uuid.NewString(), projectID, c.OrgID, c.UserID, now, now
+	if e.Group != nil && e.Group.ID == "" {
+		e.Group.ID = store.DerivedID(projectID, "experiment group", e.Group.Name)
+	}
 	switch err := store.CreateExperiment(ctx, h.Table, e); {
 	case errors.Is(err, store.ErrNameTaken):
 		return validate.Single(validate.ValueError([]any{"body", "name"}, e.Name,

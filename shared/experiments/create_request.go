@@ -37,13 +37,31 @@ func readCreate(errs *validate.Errors, raw any, present bool) createRequest {
 	e.TaskType = readTaskType(o.Get("task_type"))
 	e.Dataset = readDataset(o.Get("dataset"))
 	e.Playground = readPlayground(o.Get("playground"))
-	e.PromptRunSettings = readRunSettings(o.Get("prompt_run_settings"))
+	if id, ok := o.Get("playground_id").Nullable().UUID(4); ok && e.Playground == nil {
+		e.Playground = &store.ExperimentPlayground{PlaygroundID: id}
+	}
+	// The original's clients send prompt_settings; the specification names the field
+	// prompt_run_settings, which wins when both are sent.
+	e.PromptRunSettings = readRunSettings(o.Get("prompt_settings"))
+	if rs := readRunSettings(o.Get("prompt_run_settings")); rs != nil {
+		e.PromptRunSettings = rs
+	}
+	if id, ok := o.Get("prompt_template_version_id").Nullable().UUID(4); ok {
+		e.PromptTemplateVersionID = &id
+	}
+	if id, ok := o.Get("playground_prompt_id").Nullable().UUID(4); ok {
+		e.PlaygroundPromptID = &id
+	}
+	e.Trigger, _ = o.Get("trigger").Bool()
 	if s, ok := o.Get("prompt_model").Nullable().String(validate.MinLen(1), validate.MaxLen(maxNameLen)); ok {
 		e.PromptModel = &s
 	}
 	e.Prompt = readPrompt(o.Get("prompt"))
 	e.Tags = readTags(o.Get("tags"))
 	e.Group = readGroup(o.Get("experiment_group"))
+	if e.Group == nil {
+		e.Group = readFlatGroup(o)
+	}
 	e.Scorers = readScorers(o.Get("scorers"))
 	return req
 }
@@ -138,6 +156,18 @@ func readGroup(v validate.Value) *store.ExperimentGroup {
 		return nil
 	}
 	return &store.ExperimentGroup{ID: id, Name: name, IsSystem: isSystem}
+}
+
+// readFlatGroup reads the group as the original's clients send it: experiment_group_id
+// and/or experiment_group_name (1 to 255 characters). A name without an id names the
+// project's group of that name, whose id is derived from it (the same name, the same group).
+func readFlatGroup(o validate.Obj) *store.ExperimentGroup {
+	id, hasID := o.Get("experiment_group_id").Nullable().UUID(4)
+	name, hasName := o.Get("experiment_group_name").Nullable().String(validate.MinLen(1), validate.MaxLen(maxNameLen))
+	if !hasID && !hasName {
+		return nil
+	}
+	return &store.ExperimentGroup{ID: id, Name: name}
 }
 
 // readScorers reads the experiment's scorers, runtime scorer configs as a log stream's

@@ -55,13 +55,14 @@ func TestCreateExperimentEveryField(t *testing.T) {
 		"aggregate_metrics":{},"structured_aggregate_metrics":{},"aggregate_feedback":{},"rating_aggregates":{},
 		"ranking_score":null,"rank":null,"winner":null,
 		"playground_id":"2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e","playground":{"playground_id":"2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e","name":"pg"},
-		"prompt_run_settings":{"logprobs":false,"top_logprobs":null,"echo":null,"n":null,"reasoning_effort":null,"verbosity":null,
-			"deployment_name":null,"model_alias":null,"temperature":0.2,"max_tokens":256,"stop_sequences":["\n"],"top_p":null,"top_k":null,
-			"frequency_penalty":null,"presence_penalty":null,"tools":null,"tool_choice":null,"response_format":{"type":"json_object"}},
+		"prompt_run_settings":{"logprobs":false,"deployment_name":null,"temperature":0.2,"max_tokens":256,"stop_sequences":["\n"],
+			"tools":null,"tool_choice":null,"response_format":{"type":"json_object"}},
 		"prompt_model":"gpt-x","prompt":{"prompt_template_id":"1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d","version_index":2,"name":"qa","content":"Answer {q}"},
-		"tags":{"suite":[{"key":"suite","value":"nightly","tag_type":"generic"}]},"status":{"log_generation":{"progress_percent":0}},
-		"experiment_group_id":"3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f","experiment_group_name":"g1","experiment_group_is_system":false}`,
-		id, pid, u.UserID, u.UserID, u.Email, datasets.ExampleDatasetID))
+		"tags":{"suite":[{"key":"suite","value":"nightly","tag_type":"generic","project_id":%q,"run_id":%q,"created_by":%q,"id":%q,
+			"created_at":"2026-05-06T07:08:09Z","updated_at":"2026-05-06T07:08:09Z"}]},"status":{"log_generation":{"progress_percent":0}},
+		"experiment_group_id":"3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f","experiment_group_name":"g1","experiment_group_is_system":false,
+		"prompt_template_version_id":null,"playground_prompt_id":null,"trigger":false}`,
+		id, pid, u.UserID, u.UserID, u.Email, datasets.ExampleDatasetID, pid, id, u.UserID, store.DerivedID(id, "tag", "suite")))
 
 	// The experiment is a run: GetRun finds it with its metric settings.
 	run, err := store.GetRun(t.Context(), h.tbl, h.org.ID, pid, id)
@@ -131,5 +132,49 @@ func TestCreateExperimentRefusals(t *testing.T) {
 	}
 	if got := h.list(&h.org.User, pid, ""); len(got) != 2 { // "taken" and the admin's
 		t.Fatalf("refused creates left %d experiments, want the 2 made before", len(got))
+	}
+}
+
+// The original's clients create experiments with fields of their own: prompt_settings (the
+// specification's prompt_run_settings, which wins when both are sent), the group by id and
+// name, playground_id, prompt_template_version_id, playground_prompt_id and trigger. They
+// are kept and answered.
+func TestCreateExperimentClientFields(t *testing.T) {
+	h := newHarness(t, nil)
+	pid := h.project(h.org)
+	for _, tc := range []struct{ name, body, want string }{
+		{"client's fields", `{"name":"c1","prompt_settings":{"temperature":0.5,"model_alias":"m"},"experiment_group_name":"nightly",
+			"playground_id":"2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e","prompt_template_version_id":"1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+			"playground_prompt_id":"4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a","trigger":true}`,
+			`"playground_id":"2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e","playground":{"playground_id":"2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e","name":""},` +
+				`"prompt_run_settings":{"deployment_name":null,"model_alias":"m","temperature":0.5,"stop_sequences":null,"tools":null,"tool_choice":null,"response_format":null}`},
+		{"both settings: the specification's wins", `{"name":"c2","prompt_settings":{"temperature":0.5},"prompt_run_settings":{"temperature":0.9},` +
+			`"experiment_group_id":"3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f","experiment_group_name":"g"}`,
+			`"temperature":0.9`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, resp := h.do(&h.org.User, "POST", experimentsPath(pid), tc.body)
+			if code != 200 || !strings.Contains(resp, tc.want) {
+				t.Fatalf("create: %d %s\nwant it to hold %s", code, resp, tc.want)
+			}
+		})
+	}
+	got := h.list(&h.org.User, pid, "")
+	byName := map[string]map[string]any{}
+	for _, e := range got {
+		byName[e["name"].(string)] = e
+	}
+	c1, c2 := byName["c1"], byName["c2"]
+	if c1["trigger"] != true || c1["prompt_template_version_id"] != "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d" ||
+		c1["playground_prompt_id"] != "4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a" || c1["experiment_group_name"] != "nightly" ||
+		c1["experiment_group_id"] != store.DerivedID(pid, "experiment group", "nightly") {
+		t.Errorf("c1 as listed: %v", c1)
+	}
+	if c2["experiment_group_id"] != "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f" || c2["experiment_group_name"] != "g" {
+		t.Errorf("c2 as listed: %v", c2)
+	}
+	code, body := h.do(&h.org.User, "POST", experimentsPath(pid), `{"name":"c3","experiment_group_name":"","playground_id":"nope"}`)
+	if code != 422 || !strings.Contains(body, `"loc":["body","playground_id"]`) || !strings.Contains(body, `"loc":["body","experiment_group_name"]`) {
+		t.Errorf("bad client fields: %d %s", code, body)
 	}
 }

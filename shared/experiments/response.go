@@ -1,7 +1,6 @@
 package experiments
 
 import (
-	"sort"
 	"time"
 
 	"github.com/evalobs/evalapi/shared/store"
@@ -34,11 +33,15 @@ type experimentResponse struct {
 	PromptRunSettings          *runSettings                `json:"prompt_run_settings"`
 	PromptModel                *string                     `json:"prompt_model"`
 	Prompt                     *store.ExperimentPrompt     `json:"prompt"`
-	Tags                       map[string][]runTag         `json:"tags"`
+	Tags                       map[string][]store.RunTag   `json:"tags"`
 	Status                     experimentStatus            `json:"status"`
 	ExperimentGroupID          *string                     `json:"experiment_group_id"`
 	ExperimentGroupName        *string                     `json:"experiment_group_name"`
 	ExperimentGroupIsSystem    *bool                       `json:"experiment_group_is_system"`
+	// Kept as the original's clients sent them at creation.
+	PromptTemplateVersionID *string `json:"prompt_template_version_id"`
+	PlaygroundPromptID      *string `json:"playground_prompt_id"`
+	Trigger                 bool    `json:"trigger"`
 }
 
 // userInfo is UserInfo: the creator of a record.
@@ -59,13 +62,6 @@ type metricAggregates struct {
 	Count   int64    `json:"count"`
 }
 
-// runTag is one tag of the experiment, in the shape of the original's RunTagDB list entries.
-type runTag struct {
-	Key     string `json:"key"`
-	Value   string `json:"value"`
-	TagType string `json:"tag_type"`
-}
-
 type experimentStatus struct {
 	LogGeneration logGeneration `json:"log_generation"`
 }
@@ -74,23 +70,25 @@ type logGeneration struct {
 	ProgressPercent int64 `json:"progress_percent"`
 }
 
-// runSettings is PromptRunSettings: every field present, null when it was not set.
+// runSettings is PromptRunSettings: the fields that were set. A field that was not is
+// left out where the original's clients take no null (they apply their default), and is
+// null where they do.
 type runSettings struct {
-	Logprobs         *bool          `json:"logprobs"`
-	TopLogprobs      *int64         `json:"top_logprobs"`
-	Echo             *bool          `json:"echo"`
-	N                *int64         `json:"n"`
-	ReasoningEffort  *string        `json:"reasoning_effort"`
-	Verbosity        *string        `json:"verbosity"`
+	Logprobs         *bool          `json:"logprobs,omitempty"`
+	TopLogprobs      *int64         `json:"top_logprobs,omitempty"`
+	Echo             *bool          `json:"echo,omitempty"`
+	N                *int64         `json:"n,omitempty"`
+	ReasoningEffort  *string        `json:"reasoning_effort,omitempty"`
+	Verbosity        *string        `json:"verbosity,omitempty"`
 	DeploymentName   *string        `json:"deployment_name"`
-	ModelAlias       *string        `json:"model_alias"`
+	ModelAlias       *string        `json:"model_alias,omitempty"`
 	Temperature      *float64       `json:"temperature"`
-	MaxTokens        *int64         `json:"max_tokens"`
+	MaxTokens        *int64         `json:"max_tokens,omitempty"`
 	StopSequences    []string       `json:"stop_sequences"`
-	TopP             *float64       `json:"top_p"`
-	TopK             *int64         `json:"top_k"`
-	FrequencyPenalty *float64       `json:"frequency_penalty"`
-	PresencePenalty  *float64       `json:"presence_penalty"`
+	TopP             *float64       `json:"top_p,omitempty"`
+	TopK             *int64         `json:"top_k,omitempty"`
+	FrequencyPenalty *float64       `json:"frequency_penalty,omitempty"`
+	PresencePenalty  *float64       `json:"presence_penalty,omitempty"`
 	Tools            *string        `json:"tools"`
 	ToolChoice       *string        `json:"tool_choice"`
 	ResponseFormat   map[string]any `json:"response_format"`
@@ -114,7 +112,8 @@ func experimentOut(e store.Experiment, sum store.RunSummary, creator *store.User
 		PromptModel: e.PromptModel, Prompt: e.Prompt, PromptRunSettings: runSettingsOut(e.PromptRunSettings),
 		AggregateMetrics: map[string]any{}, StructuredAggregateMetrics: map[string]metricAggregates{},
 		AggregateFeedback: map[string]any{}, RatingAggregates: map[string]any{},
-		RankingScore: r.score, Rank: r.rank, Winner: r.winner, Tags: tagsOut(e.Tags),
+		RankingScore: r.score, Rank: r.rank, Winner: r.winner, Tags: tagsOut(e),
+		PromptTemplateVersionID: e.PromptTemplateVersionID, PlaygroundPromptID: e.PlaygroundPromptID, Trigger: e.Trigger,
 	}
 	if creator != nil {
 		out.CreatedByUser = &userInfo{ID: creator.ID, Email: creator.Email,
@@ -127,7 +126,7 @@ func experimentOut(e store.Experiment, sum store.RunSummary, creator *store.User
 		out.PlaygroundID = &e.Playground.PlaygroundID
 	}
 	if e.Group != nil {
-		out.ExperimentGroupID, out.ExperimentGroupName = &e.Group.ID, &e.Group.Name
+		out.ExperimentGroupID, out.ExperimentGroupName = &e.Group.ID, strPtr(e.Group.Name)
 		out.ExperimentGroupIsSystem = &e.Group.IsSystem
 	}
 	for name, st := range sum.Metrics {
@@ -164,15 +163,12 @@ func aggregatesOf(st store.MetricStats) metricAggregates {
 	return agg
 }
 
-func tagsOut(tags map[string]string) map[string][]runTag {
-	out := make(map[string][]runTag, len(tags))
-	keys := make([]string, 0, len(tags))
-	for k := range tags {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		out[k] = []runTag{{Key: k, Value: tags[k], TagType: "generic"}}
+// tagsOut shows the experiment's tags as the original's clients read them: by key, the
+// list of that key's tag records.
+func tagsOut(e store.Experiment) map[string][]store.RunTag {
+	out := make(map[string][]store.RunTag, len(e.Tags))
+	for _, t := range store.RunTags(e.ProjectID, e.ID, e.CreatedBy, e.CreatedAt, e.UpdatedAt, e.Tags) {
+		out[t.Key] = append(out[t.Key], t)
 	}
 	return out
 }

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
@@ -36,22 +37,56 @@ func NewRouter(log *slog.Logger) *Router {
 }
 
 // Handle registers h for a ServeMux pattern ("POST /v2/datasets/{dataset_id}/content"),
-// wrapped by mw (the first is outermost).
+// wrapped by mw (the first is outermost), and for its twin (Twin): the same operation
+// answers at the specification's /v2 path and at the unprefixed path the original
+// service's clients call, with the same handler, so the two cannot behave differently.
 func (rt *Router) Handle(pattern string, h HandlerFunc, mw ...Middleware) {
 	rt.handlers[pattern] = h
 	for i := len(mw) - 1; i >= 0; i-- {
 		h = mw[i](h)
 	}
-	rt.mux.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	serve := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := h(w, r); err != nil {
 			WriteError(w, r, rt.log, err)
 		}
-	}))
+	})
+	rt.mux.Handle(pattern, serve)
+	rt.mux.Handle(Twin(pattern), serve)
 	rt.patterns = append(rt.patterns, pattern)
 }
 
+// VersionPrefix is the prefix of the specification's paths (§9).
+const VersionPrefix = "/v2"
+
+// Twin returns the other form of a route pattern or path: "GET /v2/projects" ↔ "GET
+// /projects", "POST /login" ↔ "POST /v2/login". The original service's clients call every
+// operation without the prefix, its public document (and the specification) with it.
+func Twin(pattern string) string {
+	method, path, ok := strings.Cut(pattern, " ")
+	if !ok {
+		method, path = "", pattern
+	}
+	if rest, ok := strings.CutPrefix(path, VersionPrefix+"/"); ok {
+		path = "/" + rest
+	} else {
+		path = VersionPrefix + path
+	}
+	if method == "" {
+		return path
+	}
+	return method + " " + path
+}
+
+// Match returns the pattern r reaches on this router ("" for none): the registered form or
+// its twin, for tests that check both forms answer.
+func (rt *Router) Match(r *http.Request) string {
+	_, pattern := rt.mux.Handler(r)
+	return pattern
+}
+
 // Routes lists the registered patterns ("POST /v2/datasets"), sorted: the operations the
-// router serves, for tests that hold it to template.yaml and docs/openapi.yaml.
+// router serves, for tests that hold it to template.yaml and docs/openapi.yaml. Each is
+// also served at its Twin, which Routes does not list.
 func (rt *Router) Routes() []string {
 	out := slices.Clone(rt.patterns)
 	slices.Sort(out)

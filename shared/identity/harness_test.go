@@ -70,6 +70,17 @@ func (r response) json(t testing.TB, v any) {
 	}
 }
 
+// cookies returns the refresh cookies the response sets.
+func (r response) cookies() []*http.Cookie {
+	var out []*http.Cookie
+	for _, c := range (&http.Response{Header: r.header}).Cookies() {
+		if c.Name == auth.RefreshCookie {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // cookie returns the refresh cookie the response sets, or nil.
 func (r response) cookie() *http.Cookie {
 	for _, c := range (&http.Response{Header: r.header}).Cookies() {

@@ -1,11 +1,8 @@
 package identity
 
 import (
-	"bytes"
-	"mime"
-	"mime/multipart"
+	"errors"
 	"net/http"
-	"net/url"
 
 	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/httpapi"
@@ -76,39 +73,22 @@ func (h *handlers) startSession(w http.ResponseWriter, r *http.Request, orgID, u
 
 // answerSession answers the access token in the body and the refresh token in its cookie.
 func (h *handlers) answerSession(w http.ResponseWriter, s auth.Session) error {
-	http.SetCookie(w, h.Auth.RefreshCookie(s.RefreshToken))
+	h.Auth.SetRefreshCookies(w, s.RefreshToken)
 	w.Header().Set("Cache-Control", "no-store")
 	httpapi.WriteJSON(w, http.StatusOK, tokenResponse{AccessToken: s.AccessToken, TokenType: "bearer"})
 	return nil
 }
 
 // readForm reads a url-encoded or multipart form body. Any other body counts as an empty
-// form, as Starlette reads it, so that its required fields are reported missing.
+// form, as Starlette reads it, so that its required fields are reported missing; so does a
+// multipart body that does not parse.
 func readForm(r *http.Request) (map[string]string, error) {
-	data, err := httpapi.ReadBody(r, 0)
-	if err != nil {
-		return nil, err
+	f, err := httpapi.ReadForm(r, 0)
+	var se *httpapi.StatusError
+	if errors.As(err, &se) && se.Status == http.StatusBadRequest {
+		return map[string]string{}, nil
 	}
-	out := map[string]string{}
-	var vals url.Values
-	mt, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	switch mt {
-	case "application/x-www-form-urlencoded":
-		vals, _ = url.ParseQuery(string(data))
-	case "multipart/form-data":
-		f, err := multipart.NewReader(bytes.NewReader(data), params["boundary"]).ReadForm(httpapi.MaxBody)
-		if err != nil {
-			return out, nil
-		}
-		defer f.RemoveAll()
-		vals = f.Value
-	}
-	for k, vs := range vals {
-		if len(vs) > 0 {
-			out[k] = vs[len(vs)-1] // the last of repeated fields, as Starlette keeps it
-		}
-	}
-	return out, nil
+	return f.Values, err
 }
 
 // requiredField reads a form field; FastAPI takes an empty form value as absent.

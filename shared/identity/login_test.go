@@ -94,10 +94,17 @@ func checkTokens(t *testing.T, h *harness, r response, userID string) {
 	if tok.AccessToken == "" || tok.TokenType != "bearer" {
 		t.Fatalf("token body %s", r.body)
 	}
-	c := r.cookie()
-	if c == nil || c.Value == "" || !c.HttpOnly || !c.Secure || c.SameSite != http.SameSiteStrictMode ||
-		c.Path != "/v2/refresh_token" || c.MaxAge != int((14*24*time.Hour).Seconds()) {
-		t.Fatalf("refresh cookie %q", r.header.Values("Set-Cookie"))
+	// One cookie per form of the exchange's path, with the same value.
+	cookies := r.cookies()
+	if len(cookies) != 2 || cookies[0].Value != cookies[1].Value ||
+		cookies[0].Path != "/v2/refresh_token" || cookies[1].Path != "/refresh_token" {
+		t.Fatalf("refresh cookies %q", r.header.Values("Set-Cookie"))
+	}
+	for _, c := range cookies {
+		if c.Value == "" || !c.HttpOnly || !c.Secure || c.SameSite != http.SameSiteStrictMode ||
+			c.MaxAge != int((14*24*time.Hour).Seconds()) {
+			t.Fatalf("refresh cookie %q", r.header.Values("Set-Cookie"))
+		}
 	}
 	me := h.do(t, "GET", "/v2/current_user", bearerOf(tok.AccessToken), "")
 	var got struct{ ID string }

@@ -70,6 +70,15 @@ func testRefresh(t *testing.T, tbl store.Table) {
 		h.clock.Advance(2 * time.Hour)
 		checkTokens(t, h, refreshWith(t, h, next.headers(true)), u.UserID)
 	})
+	t.Run("the client's paths", func(t *testing.T) {
+		// The original's clients log in at /login and refresh at /refresh_token; a token
+		// rotated at one form of the path works at the other.
+		s := sessionOf(t, h.do(t, "POST", "/v2/login", form(), url.Values{"username": {u.Email}, "password": {u.Password}}.Encode()))
+		r := h.do(t, "POST", "/refresh_token", s.headers(true), "")
+		checkTokens(t, h, r, u.UserID)
+		next := sessionOf(t, r)
+		checkTokens(t, h, h.do(t, "POST", "/v2/refresh_token", next.headers(false), ""), u.UserID)
+	})
 	t.Run("cookie alone", func(t *testing.T) {
 		s := login(t, h, u)
 		checkTokens(t, h, refreshWith(t, h, s.headers(false)), u.UserID)

@@ -2,6 +2,7 @@ package integrations
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/evalobs/evalapi/shared/httpapi"
@@ -136,6 +137,24 @@ func readCloudHost(r *http.Request, allowPrivate bool) (write, error) {
 		s["available_deployments"] = list
 	}
 	w.discover = !deployments.Present() || deployments.IsNull()
+	// The original's clients may send deployments, a map of model name to deployment id:
+	// kept, and, without available_deployments, taken as the list of deployments (which the
+	// service then does not fetch).
+	if m, ok := o.Get("deployments").Nullable().StringMap(); ok {
+		s["deployments"] = stringMap(m)
+		if w.discover && len(m) > 0 {
+			models := make([]string, 0, len(m))
+			for model := range m {
+				models = append(models, model)
+			}
+			slices.Sort(models)
+			list := make([]any, 0, len(m))
+			for _, model := range models {
+				list = append(list, map[string]any{"model": model, "id": m[model]})
+			}
+			s["available_deployments"], w.discover = list, false
+		}
+	}
 	if mm, ok := o.Get("multi_modal_config").Nullable().Object(); ok {
 		cfg := map[string]any{"max_files": nil, "max_file_size_bytes": nil}
 		for _, name := range []string{"max_files", "max_file_size_bytes"} {

@@ -59,7 +59,7 @@ func TestPutCloudHostStoresSettingsNotSecrets(t *testing.T) {
 		"azure_deployment":"dep","authentication_type":"custom_oauth2","authentication_scope":"scope",
 		"oauth2_token_url":"https://login.example.com/token","default_headers":{"X-Secret":"hdr-value"},
 		"custom_header_mapping":{"user_id":"X-User"},"available_deployments":[{"model":"gpt-4o-mini","id":"id1"}],
-		"multi_modal_config":{"max_files":3,"max_file_size_bytes":null},"deployments":{"ignored":"x"}}`
+		"multi_modal_config":{"max_files":3,"max_file_size_bytes":null},"deployments":{"gpt-4o":"dep-4o"}}`
 	got := h.put(&h.org.Admin, "cloud-host", body)
 	in, err := store.OwnIntegration(t.Context(), h.tbl, h.org.ID, h.org.Admin.UserID, ProviderCloudHost)
 	if err != nil {
@@ -88,7 +88,8 @@ func TestPutCloudHostStoresSettingsNotSecrets(t *testing.T) {
 	}
 	if fmt.Sprint(in.Settings["available_deployments"]) != "[map[id:id1 model:gpt-4o-mini]]" ||
 		fmt.Sprint(in.Settings["multi_modal_config"]) != "map[max_file_size_bytes:<nil> max_files:3]" ||
-		fmt.Sprint(in.Settings["custom_header_mapping"]) != "map[user_id:X-User]" {
+		fmt.Sprint(in.Settings["custom_header_mapping"]) != "map[user_id:X-User]" ||
+		fmt.Sprint(in.Settings["deployments"]) != "map[gpt-4o:dep-4o]" {
 		t.Errorf("settings %v", in.Settings)
 	}
 	tok, headers, ok, err := ReadSecret(t.Context(), h.sec, in)
@@ -260,5 +261,24 @@ func TestRefusedURLsAreNotEchoed(t *testing.T) {
 		if code != 422 || strings.Contains(resp, "SECRET") || !strings.Contains(resp, `"input":"[redacted]"`) {
 			t.Errorf("%s: %d %s", body, code, resp)
 		}
+	}
+}
+
+// The original's clients may send deployments (model name to deployment id) instead of
+// available_deployments: kept, and taken as the list, so nothing is fetched.
+func TestPutCloudHostDeployments(t *testing.T) {
+	h := newHarness(t, options{})
+	h.put(&h.org.Admin, "cloud-host", `{"token":"t","endpoint":"https://example.com","deployments":{"gpt-4o":"d2","gpt-4o-mini":"d1"}}`)
+	in, err := store.OwnIntegration(t.Context(), h.tbl, h.org.ID, h.org.Admin.UserID, ProviderCloudHost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(in.Settings["available_deployments"]) != "[map[id:d2 model:gpt-4o] map[id:d1 model:gpt-4o-mini]]" ||
+		fmt.Sprint(in.Settings["deployments"]) != "map[gpt-4o:d2 gpt-4o-mini:d1]" {
+		t.Errorf("settings %v", in.Settings)
+	}
+	code, body := h.do(&h.org.Admin, "PUT", "/v2/integrations/cloud-host", `{"token":"t","endpoint":"https://example.com","available_deployments":[],"deployments":{"m":1}}`)
+	if code != 422 || !strings.Contains(body, `"loc":["body","deployments","m"]`) {
+		t.Errorf("a deployment id that is no string: %d %s", code, body)
 	}
 }

@@ -19,12 +19,12 @@ func readFilter(v validate.Value) (store.ScorerFilter, bool) {
 		v.Add(validate.UnionTagNotFound(v.Loc(), v.Raw(), "name"))
 		return store.ScorerFilter{}, false
 	}
-	tag := pyStr(o.Get("name").Raw())
+	tag := validate.PyStr(o.Get("name").Raw())
 	if _, isString := o.Get("name").Raw().(string); !isString || !slices.Contains(filterNames, tag) {
 		v.Add(validate.UnionTagInvalid(v.Loc(), v.Raw(), "name", tag, filterNames))
 		return store.ScorerFilter{}, false
 	}
-	return tagged(v, tag, func(v validate.Value) (store.ScorerFilter, bool) { return readVariant(v, tag) })
+	return validate.Tagged(v, tag, func(v validate.Value) (store.ScorerFilter, bool) { return readVariant(v, tag) })
 }
 
 // readVariant reads the fields of the filter kind tag.
@@ -57,12 +57,12 @@ func readStrings(v validate.Value) (store.FilterValue, bool) {
 	if !v.Present() {
 		return store.FilterValue{}, false
 	}
-	return union(v,
-		member[store.FilterValue]{"str", func(v validate.Value) (store.FilterValue, bool) {
+	return validate.Union(v,
+		validate.Member[store.FilterValue]{Name: "str", Read: func(v validate.Value) (store.FilterValue, bool) {
 			s, ok := v.String()
 			return store.FilterValue{Values: []string{s}}, ok
 		}},
-		member[store.FilterValue]{"list[str]", listOf(func(v validate.Value) (string, bool) { return v.String() })},
+		validate.Member[store.FilterValue]{Name: "list[str]", Read: listOf(func(v validate.Value) (string, bool) { return v.String() })},
 	)
 }
 
@@ -72,12 +72,12 @@ func readModalities(v validate.Value) (store.FilterValue, bool) {
 		return store.FilterValue{}, false
 	}
 	modality := func(v validate.Value) (string, bool) { return v.Enum(modalities...) }
-	return union(v,
-		member[store.FilterValue]{"str-enum[Modality]", func(v validate.Value) (store.FilterValue, bool) {
+	return validate.Union(v,
+		validate.Member[store.FilterValue]{Name: "str-enum[Modality]", Read: func(v validate.Value) (store.FilterValue, bool) {
 			s, ok := modality(v)
 			return store.FilterValue{Values: []string{s}}, ok
 		}},
-		member[store.FilterValue]{"list[str-enum[Modality]]", listOf(modality)},
+		validate.Member[store.FilterValue]{Name: "list[str-enum[Modality]]", Read: listOf(modality)},
 	)
 }
 

@@ -22,6 +22,7 @@ var testNow = time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)
 // to act as; every response is checked against docs/openapi.yaml.
 type harness struct {
 	t          *testing.T
+	now        time.Time // the clock records are stamped with; advance moves it
 	tbl        store.Table
 	rt         *httpapi.Router
 	v          *apitest.V
@@ -37,9 +38,13 @@ func newHarness(t *testing.T) *harness {
 	t.Cleanup(func() { db.Close() })
 	env := authtest.New(t, db, auth.Config{})
 	rt := httpapi.NewRouter(slog.New(slog.DiscardHandler))
-	Register(rt, Deps{Deps: base.Deps{Table: db, Authenticate: env.Service.Authenticate, Now: func() time.Time { return testNow }}})
-	return &harness{t: t, tbl: db, rt: rt, v: apitest.Validator(t), org: env.Org(t), other: env.Org(t)}
+	h := &harness{t: t, now: testNow, tbl: db, rt: rt, v: apitest.Validator(t), org: env.Org(t), other: env.Org(t)}
+	Register(rt, Deps{Deps: base.Deps{Table: db, Authenticate: env.Service.Authenticate, Now: func() time.Time { return h.now }}})
+	return h
 }
+
+// advance moves the harness's clock (tests run one at a time on a harness).
+func (h *harness) advance(d time.Duration) { h.now = h.now.Add(d) }
 
 // do sends a request as who (nil: without credentials) and returns the status and body.
 func (h *harness) do(who *authtest.User, method, path, body string) (int, string) {

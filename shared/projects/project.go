@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -17,27 +16,6 @@ import (
 
 // Names of projects and log streams are 1 to 255 characters, like the original's short names.
 const maxNameLen = 255
-
-type projectResponse struct {
-	ID        string    `json:"id"`
-	Name      string    `json:"name"`
-	CreatedBy string    `json:"created_by"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
-}
-
-func projectOut(p store.Project) projectResponse {
-	return projectResponse{ID: p.ID, Name: p.Name, CreatedBy: p.CreatedBy, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
-}
-
-type logStreamResponse struct {
-	ID        string    `json:"id"`
-	ProjectID string    `json:"project_id"`
-	Name      string    `json:"name"`
-	CreatedBy string    `json:"created_by"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
-}
 
 // readName reads a body {"name": ...} of a create operation.
 func readName(errs *validate.Errors, raw any, present bool) string {
@@ -55,7 +33,9 @@ func nameTaken(kind, name string) error {
 		fmt.Sprintf("a %s named '%s' already exists", kind, name)))
 }
 
-// createProject is POST /v2/projects.
+// createProject is POST /v2/projects: name (required), type (one of the original's project
+// types, gen_ai by default); the original's created_by and create_example_templates are
+// accepted and ignored (the creator is the caller; there are no example templates).
 func (h *handlers) createProject(w http.ResponseWriter, r *http.Request) error {
 	raw, present, err := httpapi.DecodeBody(r, 0)
 	if err != nil {
@@ -63,6 +43,14 @@ func (h *handlers) createProject(w http.ResponseWriter, r *http.Request) error {
 	}
 	errs := validate.New()
 	name := readName(errs, raw, present)
+	typ := store.DefaultProjectType
+	if o, ok := errs.Body(raw, present).Object(); ok {
+		if t, ok := o.Get("type").Enum(store.ProjectTypes...); ok {
+			typ = t
+		}
+		o.Get("created_by").Nullable().UUID(4)
+		o.Get("create_example_templates").Bool()
+	}
 	if err := errs.Err(); err != nil {
 		return err
 	}
@@ -74,7 +62,7 @@ func (h *handlers) createProject(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	now := h.Stamp()
-	p := store.Project{ID: uuid.NewString(), OrgID: c.OrgID, Name: name, CreatedBy: c.UserID, CreatedAt: now, UpdatedAt: now}
+	p := store.Project{ID: uuid.NewString(), OrgID: c.OrgID, Name: name, Type: typ, CreatedBy: c.UserID, CreatedAt: now, UpdatedAt: now}
 	err = store.CreateProject(r.Context(), h.Table, p)
 	if errors.Is(err, store.ErrNameTaken) {
 		return nameTaken("project", name)
@@ -86,7 +74,7 @@ func (h *handlers) createProject(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// getProject is GET /v2/projects/{project_id}.
+// getProject is GET /v2/projects/{project_id}: the project with its creator and runs.
 func (h *handlers) getProject(w http.ResponseWriter, r *http.Request) error {
 	errs := validate.New()
 	id, _ := errs.Path("project_id", r.PathValue("project_id")).UUID(4)
@@ -97,11 +85,18 @@ func (h *handlers) getProject(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p, err := h.Project(r.Context(), c, id)
+	p, runs, err := store.ProjectRuns(r.Context(), h.Table, c.OrgID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return httpapi.NotFound("Project")
+	}
 	if err != nil {
 		return err
 	}
-	httpapi.WriteJSON(w, http.StatusOK, projectOut(p))
+	views, err := h.projectViews(r.Context(), c.OrgID, []store.Project{p}, map[string][]store.RunInfo{p.ID: runs})
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, views[0])
 	return nil
 }
 
@@ -138,7 +133,6 @@ func (h *handlers) createLogStream(w http.ResponseWriter, r *http.Request) error
 	case err != nil:
 		return err
 	}
-	httpapi.WriteJSON(w, http.StatusOK, logStreamResponse{ID: ls.ID, ProjectID: ls.ProjectID, Name: ls.Name,
-		CreatedBy: ls.CreatedBy, CreatedAt: ls.CreatedAt, UpdatedAt: ls.UpdatedAt})
+	httpapi.WriteJSON(w, http.StatusOK, logStreamOut(ls, nil, nil))
 	return nil
 }

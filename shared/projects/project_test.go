@@ -44,8 +44,12 @@ func TestProjectsAndLogStreams(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &p); code != 200 || err != nil || p.Name != "demo" {
 		t.Fatalf("create project: %d %s", code, body)
 	}
-	apitest.SameJSON(t, body, fmt.Sprintf(`{"id":%q,"name":"demo","created_by":%q,"created_at":"2026-05-06T07:08:09Z","updated_at":"2026-05-06T07:08:09Z"}`,
+	apitest.SameJSON(t, body, fmt.Sprintf(`{"id":%q,"name":"demo","created_by":%q,"type":"gen_ai","created_at":"2026-05-06T07:08:09Z","updated_at":"2026-05-06T07:08:09Z"}`,
 		p.ID, user.UserID))
+	read := fmt.Sprintf(`{"id":%q,"permissions":[],"name":"demo","created_by":%q,"type":"gen_ai","runs":[],
+		"created_at":"2026-05-06T07:08:09Z","updated_at":"2026-05-06T07:08:09Z","bookmark":false,
+		"created_by_user":{"id":%q,"email":%q,"first_name":"Test","last_name":"user"},"description":null,"labels":[]}`,
+		p.ID, user.UserID, user.UserID, user.Email)
 	pp := "/v2/projects/" + p.ID
 	for _, tc := range []struct {
 		name, method, path, body string
@@ -53,7 +57,10 @@ func TestProjectsAndLogStreams(t *testing.T) {
 		status                   int
 		want                     string
 	}{
-		{"read it", "GET", pp, "", user, 200, body},
+		{"read it", "GET", pp, "", user, 200, read},
+		{"read it at the client's path", "GET", "/projects/" + p.ID, "", user, 200, read},
+		{"unknown type", "POST", "/v2/projects", `{"name":"t","type":"genai"}`, user, 422,
+			`{"detail":[{"type":"enum","loc":["body","type"],"msg":"Input should be 'prompt_evaluation', 'llm_monitor', 'protect' or 'gen_ai'","input":"genai","ctx":{"expected":"'prompt_evaluation', 'llm_monitor', 'protect' or 'gen_ai'"}}]}`},
 		{"read by another org", "GET", pp, "", stranger, 404, `{"detail":"Project not found"}`},
 		{"read unknown", "GET", "/v2/projects/" + unknown, "", user, 404, `{"detail":"Project not found"}`},
 		{"read bad id", "GET", "/v2/projects/nope", "", user, 422,

@@ -1,5 +1,6 @@
-// Package projects serves projects, their log streams, the metric settings of a log stream
-// (operation 9 and its PATCH).
+// Package projects serves projects (create, read with their creator and runs, list, look up
+// by name, search a page at a time, delete), their log streams (create, list, search, read,
+// rename, delete) and the metric settings of a log stream (operation 9 and its PATCH).
 package projects
 
 import (
@@ -22,8 +23,18 @@ func Register(rt *httpapi.Router, d Deps) {
 	d.Deps = d.Deps.WithDefaults("projects")
 	h := &handlers{Deps: d}
 	rt.Handle("POST /v2/projects", h.createProject, d.Authenticate)
+	rt.Handle("GET /v2/projects", h.listProjects, d.Authenticate)
+	rt.Handle("GET /v2/projects/all", h.allProjects, d.Authenticate)
+	rt.Handle("POST /v2/projects/paginated", h.paginatedProjects, d.Authenticate)
 	rt.Handle("GET /v2/projects/{project_id}", h.getProject, d.Authenticate)
+	rt.Handle("DELETE /v2/projects/{project_id}", h.deleteProject, d.Authenticate)
 	rt.Handle("POST /v2/projects/{project_id}/log_streams", h.createLogStream, d.Authenticate)
+	rt.Handle("GET /v2/projects/{project_id}/log_streams", h.listLogStreams, d.Authenticate)
+	rt.Handle("GET /v2/projects/{project_id}/log_streams/paginated", h.paginatedLogStreams, d.Authenticate)
+	rt.Handle("POST /v2/projects/{project_id}/log_streams/search", h.searchLogStreams, d.Authenticate)
+	rt.Handle("GET /v2/projects/{project_id}/log_streams/{log_stream_id}", h.getLogStream, d.Authenticate)
+	rt.Handle("PUT /v2/projects/{project_id}/log_streams/{log_stream_id}", h.updateLogStream, d.Authenticate)
+	rt.Handle("DELETE /v2/projects/{project_id}/log_streams/{log_stream_id}", h.deleteLogStream, d.Authenticate)
 	rt.Handle("GET /v2/projects/{project_id}/log_streams/{log_stream_id}/metric_settings", h.getMetricSettings, d.Authenticate)
 	rt.Handle("PATCH /v2/projects/{project_id}/log_streams/{log_stream_id}/metric_settings", h.patchMetricSettings, d.Authenticate)
 }
@@ -42,3 +53,5 @@ func (h *handlers) findLogStream(ctx context.Context, c auth.Caller, projectID, 
 	}
 	return store.LogStream{}, httpapi.NotFound("Log stream")
 }
+
+func isNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }

@@ -91,9 +91,9 @@ func readRollUpConfig(v validate.Value) *store.RollUpConfig {
 			return out, true
 		}
 	}
-	got, ok := union(methods,
-		member[[]string]{"list[str-enum[NumericRollUpMethod]]", listOfEnum(numericRollUps)},
-		member[[]string]{"list[str-enum[CategoricalRollUpMethod]]", listOfEnum(categoricalRollUps)},
+	got, ok := validate.Union(methods,
+		validate.Member[[]string]{Name: "list[str-enum[NumericRollUpMethod]]", Read: listOfEnum(numericRollUps)},
+		validate.Member[[]string]{Name: "list[str-enum[CategoricalRollUpMethod]]", Read: listOfEnum(categoricalRollUps)},
 	)
 	if !ok {
 		return nil
@@ -109,12 +109,12 @@ func readVocab(v validate.Value) map[string]store.VocabIndex {
 	}
 	out := make(map[string]store.VocabIndex, len(o.Keys()))
 	for _, k := range o.Keys() {
-		got, ok := union(o.Get(k),
-			member[store.VocabIndex]{"int", func(v validate.Value) (store.VocabIndex, bool) {
+		got, ok := validate.Union(o.Get(k),
+			validate.Member[store.VocabIndex]{Name: "int", Read: func(v validate.Value) (store.VocabIndex, bool) {
 				n, ok := v.Int()
 				return store.VocabIndex{One: n}, ok
 			}},
-			member[store.VocabIndex]{"list[int]", readDistinctInts},
+			validate.Member[store.VocabIndex]{Name: "list[int]", Read: readDistinctInts},
 		)
 		if ok {
 			out[k] = got

@@ -1,9 +1,11 @@
 package projects
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/base"
@@ -20,11 +22,60 @@ type settingsResponse struct {
 }
 
 func settingsOut(s store.MetricSettings) settingsResponse {
-	out := settingsResponse{Scorers: s.Scorers, SegmentFilters: s.SegmentFilters}
-	if out.Scorers == nil {
-		out.Scorers = []store.ScorerConfig{}
+	out := settingsResponse{Scorers: make([]store.ScorerConfig, len(s.Scorers)), SegmentFilters: s.SegmentFilters}
+	for i, c := range s.Scorers {
+		if c.ScorerType == nil { // stored before scorer types were resolved on write
+			t := inferScorerType(c)
+			c.ScorerType = &t
+		}
+		out.Scorers[i] = c
 	}
 	return out
+}
+
+// resolveScorerTypes gives every scorer config without a scorer_type one, since the
+// original's clients require it in every answer (§2.8 lets a request leave it out): the
+// type of the organization's scorer the config names, else the one its other fields imply.
+func (h *handlers) resolveScorerTypes(ctx context.Context, orgID string, configs []store.ScorerConfig) error {
+	var ids []string
+	for _, c := range configs {
+		if c.ScorerType == nil {
+			ids = append(ids, c.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	scorers, err := store.ScorersByID(ctx, h.Table, orgID, ids)
+	if err != nil {
+		return err
+	}
+	for i, c := range configs {
+		if c.ScorerType != nil {
+			continue
+		}
+		t := inferScorerType(c)
+		if s, ok := scorers[c.ID]; ok && slices.Contains(store.ScorerTypes, s.ScorerType) {
+			t = s.ScorerType
+		}
+		configs[i].ScorerType = &t
+	}
+	return nil
+}
+
+// inferScorerType is the type a scorer config's fields imply: code for code and registered
+// scorers, luna for fine-tuned small models, preset for the service's named scorers, and
+// llm (the judge-model scorers) otherwise.
+func inferScorerType(c store.ScorerConfig) string {
+	switch {
+	case c.ModelType != nil && *c.ModelType == "code", c.UserCode != nil, c.RegisteredScorerID != nil, c.ScorerPathName != nil:
+		return "code"
+	case c.ModelType != nil && *c.ModelType == "slm", c.LoraTaskID != nil, c.LoraWeightsPath != nil, c.LunaInputType != nil, c.LunaOutputType != nil:
+		return "luna"
+	case c.Name != nil && slices.Contains(scorerNames, *c.Name):
+		return "preset"
+	}
+	return "llm"
 }
 
 // settingsPatch is a validated PATCH body: a nil part is left as it is stored.
@@ -115,6 +166,11 @@ func (h *handlers) patchMetricSettings(w http.ResponseWriter, r *http.Request) e
 	}
 	if err := auth.RequireWrite(r.Context()); err != nil {
 		return err
+	}
+	if patch.scorers != nil {
+		if err := h.resolveScorerTypes(r.Context(), c.OrgID, *patch.scorers); err != nil {
+			return err
+		}
 	}
 	settings, err := store.SetMetricSettings(r.Context(), h.Table, ls, patch.scorers, patch.segments, h.Stamp())
 	switch {

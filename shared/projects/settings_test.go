@@ -6,6 +6,7 @@ import (
 
 	"github.com/evalobs/evalapi/shared/apitest"
 	"github.com/evalobs/evalapi/shared/auth/authtest"
+	"github.com/evalobs/evalapi/shared/store"
 )
 
 const (
@@ -94,7 +95,7 @@ func expectedSettings() map[string]any {
 					"num_judges": nil, "cot_enabled": nil, "generated_scorer": nil, "finetuned_scorer": nil,
 					"registered_scorer": map[string]any{"id": verID, "name": "r", "score_type": nil}},
 			}),
-			config(map[string]any{"id": scorerB}),
+			config(map[string]any{"id": scorerB, "scorer_type": "llm"}), // resolved: the clients require one
 		},
 		"segment_filters": []any{
 			map[string]any{"sample_rate": 0.5, "filter": nil, "llm_scorers": false, "multimodal_scorers": false},
@@ -144,7 +145,7 @@ func TestMetricSettingsRoundTrip(t *testing.T) {
 	}
 	apitest.SameJSON(t, body, asJSON(t, exp))
 	code, body = h.do(user, "PATCH", path, `{"scorers":[{"id":"`+scorerB+`"}]}`)
-	exp["scorers"] = []any{config(map[string]any{"id": scorerB})}
+	exp["scorers"] = []any{config(map[string]any{"id": scorerB, "scorer_type": "llm"})}
 	if code != 200 {
 		t.Fatalf("PATCH scorers: %d %s", code, body)
 	}
@@ -189,5 +190,41 @@ func TestMetricSettingsErrors(t *testing.T) {
 			}
 			apitest.SameJSON(t, body, tc.want)
 		})
+	}
+}
+
+// A scorer config sent without scorer_type is answered with one, since the original's
+// clients require it: the type of the organization's scorer it names, else the one its
+// fields imply.
+func TestMetricSettingsResolveScorerType(t *testing.T) {
+	h := newHarness(t)
+	user := &h.org.User
+	pid := h.project(user, "p")
+	lsid := h.logStream(user, pid, "ls")
+	path := "/v2/projects/" + pid + "/log_streams/" + lsid + "/metric_settings"
+	scorer := store.Scorer{ID: "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d", OrgID: h.org.ID, Name: "mine", ScorerType: "code"}
+	if err := store.CreateScorer(t.Context(), h.tbl, scorer); err != nil {
+		t.Fatal(err)
+	}
+	body := `{"scorers":[{"id":"` + scorer.ID + `"},{"id":"11111111-2222-4333-8444-555555555555","model_type":"slm"},` +
+		`{"id":"22222222-3333-4444-8555-666666666666","name":"correctness"},{"id":"33333333-4444-4555-8666-777777777777"},` +
+		`{"id":"44444444-5555-4666-8777-888888888888","scorer_type":"preset","user_code":"x"}]}`
+	code, resp := h.do(user, "PATCH", path, body)
+	if code != 200 {
+		t.Fatalf("PATCH: %d %s", code, resp)
+	}
+	var got struct {
+		Scorers []struct {
+			ScorerType *string `json:"scorer_type"`
+		} `json:"scorers"`
+	}
+	if err := json.Unmarshal([]byte(resp), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"code", "luna", "preset", "llm", "preset"}
+	for i, s := range got.Scorers {
+		if s.ScorerType == nil || *s.ScorerType != want[i] {
+			t.Errorf("scorer %d: scorer_type %v, want %s", i, s.ScorerType, want[i])
+		}
 	}
 }

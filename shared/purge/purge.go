@@ -1,7 +1,10 @@
-// Package purge is the stream worker that removes what deleted datasets leave behind. Bulk
-// deletion removes only each dataset's META item, so that its cost does not grow with the
-// dataset; the table's stream then reports every removal, and this worker deletes the
-// dataset's rows, row ids and collaborators in batches.
+// Package purge is the stream worker that removes what deleted records leave behind.
+// Deleting a dataset removes only its META item, deleting a project only its META item
+// and name, deleting a log stream only its item and name, so that the cost of a deletion
+// does not grow with what it held; the table's stream then reports every removal, and this
+// worker deletes the rest in batches: a dataset's rows, row ids and collaborators; a
+// project's log streams, experiments, names and signals configurations; a run's traces,
+// roll-ups and summaries (the removal of each run of a deleted project is itself reported).
 //
 // The Worker is a handler of the stream consumer (shared/stream), which runs it in the cloud
 // (functions/stream) and in the local host. Purging is idempotent: a record delivered
@@ -17,21 +20,37 @@ import (
 	"github.com/evalobs/evalapi/shared/stream"
 )
 
-// deletedDataset returns the id of the dataset whose deletion r reports.
-func deletedDataset(r stream.Record) (string, bool) {
-	if r.New != nil {
-		return "", false
-	}
-	return store.DeletedDatasetID(r.Old)
+// job is the purge a stream record asks for.
+type job struct {
+	kind, id string
+	run      func(ctx context.Context, t store.Table) (int, error)
 }
 
-// Accepts says whether r reports the deletion of a dataset.
+// jobOf returns the purge r asks for: r reports the removal of a dataset, a project or a
+// run.
+func jobOf(r stream.Record) (job, bool) {
+	if r.New != nil {
+		return job{}, false
+	}
+	if id, ok := store.DeletedDatasetID(r.Old); ok {
+		return job{"dataset", id, func(ctx context.Context, t store.Table) (int, error) { return store.PurgeDataset(ctx, t, id) }}, true
+	}
+	if id, ok := store.DeletedProjectID(r.Old); ok {
+		return job{"project", id, func(ctx context.Context, t store.Table) (int, error) { return store.PurgeProject(ctx, t, id) }}, true
+	}
+	if pid, id, ok := store.DeletedRunID(r.Old); ok {
+		return job{"run", id, func(ctx context.Context, t store.Table) (int, error) { return store.PurgeRun(ctx, t, pid, id) }}, true
+	}
+	return job{}, false
+}
+
+// Accepts says whether r reports the deletion of something to purge.
 func (w *Worker) Accepts(r stream.Record) bool {
-	_, ok := deletedDataset(r)
+	_, ok := jobOf(r)
 	return ok
 }
 
-// Worker purges deleted datasets.
+// Worker purges deleted datasets, projects and runs.
 type Worker struct {
 	table store.Table
 	log   *slog.Logger
@@ -45,33 +64,33 @@ func New(table store.Table, log *slog.Logger) *Worker {
 	return &Worker{table: table, log: log}
 }
 
-// parallelPurges is how many datasets are purged at once. Each purge already writes with
-// several calls at a time; different datasets are different partitions, so purging a few
-// of them side by side spreads the load.
+// parallelPurges is how many purges run at once. Each purge already writes with several
+// calls at a time; different records are different partitions, so purging a few of them
+// side by side spreads the load.
 const parallelPurges = 4
 
-// Handle purges every dataset whose deletion records report and returns the IDs of the
-// records it could not finish, in record order; it skips the records of anything else.
+// Handle purges what every deletion record reports and returns the IDs of the records it
+// could not finish, in record order; it skips the records of anything else.
 func (w *Worker) Handle(ctx context.Context, records []stream.Record) []string {
 	failed := make([]bool, len(records))
 	slots := make(chan struct{}, parallelPurges)
 	var wg sync.WaitGroup
 	for i, r := range records {
-		id, ok := deletedDataset(r)
+		j, ok := jobOf(r)
 		if !ok {
 			continue
 		}
 		slots <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			n, err := store.PurgeDataset(ctx, w.table, id)
+			n, err := j.run(ctx, w.table)
 			if err != nil {
 				failed[i] = true
-				w.log.ErrorContext(ctx, "purge of a deleted dataset failed", "dataset_id", id, "record", r.ID,
+				w.log.ErrorContext(ctx, "purge failed", "kind", j.kind, "id", j.id, "record", r.ID,
 					"items_removed", n, "error", err.Error())
 				return
 			}
-			w.log.InfoContext(ctx, "purged a deleted dataset", "dataset_id", id, "items_removed", n)
+			w.log.InfoContext(ctx, "purged", "kind", j.kind, "id", j.id, "items_removed", n)
 		})
 	}
 	wg.Wait()

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -20,21 +19,6 @@ const (
 	maxShortText = 255
 	maxJudges    = 10
 )
-
-type scorerResponse struct {
-	ID                 string               `json:"id"`
-	Name               string               `json:"name"`
-	ScorerType         string               `json:"scorer_type"`
-	Description        string               `json:"description"`
-	Tags               []string             `json:"tags"`
-	Defaults           store.ScorerDefaults `json:"defaults"`
-	OutputType         *string              `json:"output_type"`
-	InputType          *string              `json:"input_type"`
-	ScoreableNodeTypes []string             `json:"scoreable_node_types"`
-	CreatedBy          string               `json:"created_by"`
-	CreatedAt          time.Time            `json:"created_at"`
-	UpdatedAt          time.Time            `json:"updated_at"`
-}
 
 // readScorerCreate reads the body of POST /v2/scorers, shaped like the original's
 // CreateScorerRequest: name and scorer_type required, defaults for new versions optional.
@@ -117,9 +101,6 @@ func (h *handlers) createScorer(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpapi.WriteJSON(w, http.StatusOK, scorerResponse{ID: s.ID, Name: s.Name, ScorerType: s.ScorerType,
-		Description: s.Description, Tags: s.Tags, Defaults: s.Defaults, OutputType: s.OutputType,
-		InputType: s.InputType, ScoreableNodeTypes: s.ScoreableNodeTypes, CreatedBy: s.CreatedBy,
-		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt})
+	httpapi.WriteJSON(w, http.StatusOK, scorerOut(s))
 	return nil
 }

@@ -16,39 +16,6 @@ import (
 	"github.com/evalobs/evalapi/shared/validate"
 )
 
-// versionResponse is the scorer version of §2.7. A decision version fills decision_scorer;
-// the scorer objects of the other kinds are null.
-type versionResponse struct {
-	ID                 string                   `json:"id"`
-	Version            int64                    `json:"version"`
-	ScorerID           string                   `json:"scorer_id"`
-	CreatedAt          time.Time                `json:"created_at"`
-	UpdatedAt          time.Time                `json:"updated_at"`
-	GeneratedScorer    any                      `json:"generated_scorer"`
-	RegisteredScorer   any                      `json:"registered_scorer"`
-	FinetunedScorer    any                      `json:"finetuned_scorer"`
-	Luna3Scorer        any                      `json:"luna3_scorer"`
-	DecisionScorer     *store.DecisionScorer    `json:"decision_scorer"`
-	ModelName          *string                  `json:"model_name"`
-	NumJudges          *int64                   `json:"num_judges"`
-	CotEnabled         *bool                    `json:"cot_enabled"`
-	Runtime            *string                  `json:"runtime"`
-	ChainPollTemplate  *store.ChainPollTemplate `json:"chain_poll_template"`
-	ScoreableNodeTypes []string                 `json:"scoreable_node_types"`
-	OutputType         *string                  `json:"output_type"`
-	InputType          *string                  `json:"input_type"`
-	AllowedModel       bool                     `json:"allowed_model"`
-	CreatedBy          string                   `json:"created_by"`
-}
-
-func versionOut(v store.ScorerVersion) versionResponse {
-	return versionResponse{ID: v.ID, Version: v.Version, ScorerID: v.ScorerID, CreatedAt: v.CreatedAt,
-		UpdatedAt: v.UpdatedAt, DecisionScorer: v.Decision, ModelName: v.ModelName, NumJudges: v.NumJudges,
-		CotEnabled: v.CotEnabled, Runtime: v.Runtime, ChainPollTemplate: v.ChainPollTemplate,
-		ScoreableNodeTypes: v.ScoreableNodeTypes, OutputType: v.OutputType, InputType: v.InputType,
-		AllowedModel: true, CreatedBy: v.CreatedBy}
-}
-
 // createDecisionVersion is operation 8: POST /v2/scorers/{scorer_id}/version/decision.
 //
 // The version number comes from the scorer's counter: read the scorer (with its latest
@@ -78,7 +45,10 @@ func (h *handlers) createDecisionVersion(w http.ResponseWriter, r *http.Request)
 	if err := auth.RequireWrite(ctx); err != nil {
 		return err
 	}
-	v, err := h.appendVersion(ctx, c, s, req)
+	v, err := h.appendVersion(ctx, c, s, func(rules *validate.Errors, s store.Scorer) store.ScorerVersion {
+		options := checkScorerRules(rules, s.ID, s, req, s.LatestVersion)
+		return newVersion(c, s, s.LatestVersion, req, options, h.Stamp())
+	})
 	if err != nil {
 		return err
 	}
@@ -86,19 +56,19 @@ func (h *handlers) createDecisionVersion(w http.ResponseWriter, r *http.Request)
 	return nil
 }
 
-// appendVersion checks the request against the scorer s (as just read) and stores the next
-// version, reading the scorer again and retrying, paced by h.Retry, when another writer took
-// the number.
-func (h *handlers) appendVersion(ctx context.Context, c auth.Caller, s store.Scorer, req decisionRequest) (store.ScorerVersion, error) {
+// appendVersion stores the next version of scorer s (as just read), which build makes
+// from the scorer after checking the request against it (reporting problems in rules); it
+// reads the scorer again and retries, paced by h.Retry, when another writer took the number.
+func (h *handlers) appendVersion(ctx context.Context, c auth.Caller, s store.Scorer, build func(rules *validate.Errors, s store.Scorer) store.ScorerVersion) (store.ScorerVersion, error) {
 	for attempt, started := 1, time.Now(); ; attempt++ {
-		// The rules run again on every attempt: the options a request leaves out come from
-		// the latest version, which the winner of the race has just replaced.
+		// The rules run again on every attempt: what a request leaves out comes from the
+		// latest version, which the winner of the race has just replaced.
 		rules := validate.New()
-		options := checkScorerRules(rules, s.ID, s, req, s.LatestVersion)
+		next := build(rules, s)
 		if err := rules.Err(); err != nil {
 			return store.ScorerVersion{}, err
 		}
-		v, err := store.PutNextScorerVersion(ctx, h.Table, s, newVersion(c, s, s.LatestVersion, req, options, h.Stamp()))
+		v, err := store.PutNextScorerVersion(ctx, h.Table, s, next)
 		switch {
 		case err == nil:
 			return v, nil
@@ -138,6 +108,7 @@ func newVersion(c auth.Caller, s store.Scorer, latest *store.ScorerVersion, req 
 	return store.ScorerVersion{
 		ID:                 uuid.NewString(),
 		OrgID:              c.OrgID,
+		Kind:               store.VersionDecision,
 		ModelName:          first(req.modelName, prev.ModelName, s.Defaults.ModelName),
 		NumJudges:          first(req.numJudges, prev.NumJudges, s.Defaults.NumJudges),
 		CotEnabled:         cot,

@@ -42,9 +42,12 @@ func TestCreateScorer(t *testing.T) {
 	if err := json.Unmarshal([]byte(resp), &s); code != 200 || err != nil {
 		t.Fatalf("create: %d %s", code, resp)
 	}
-	apitest.SameJSON(t, resp, fmt.Sprintf(`{"id":%q,"name":"politeness","scorer_type":"llm","description":"","tags":["a"],
-		"defaults":{"model_name":"judge","num_judges":3,"cot_enabled":true},"output_type":"categorical","input_type":"basic",
-		"scoreable_node_types":["llm"],"created_by":%q,"created_at":"2026-05-06T07:08:09Z","updated_at":"2026-05-06T07:08:09Z"}`,
+	apitest.SameJSON(t, resp, fmt.Sprintf(`{"id":%q,"permissions":[],"name":"politeness","scorer_type":"llm","description":"","tags":["a"],
+		"defaults":{"model_name":"judge","num_judges":3,"cot_enabled":true},"latest_version":null,"model_type":"llm",
+		"default_version_id":null,"default_version":null,"output_type":"categorical","input_type":"basic",
+		"scoreable_node_types":["llm"],"label":"","included_fields":[],"is_global":true,"scope_projects":[],
+		"metric_color_picker_config":null,"color_threshold_config":null,"version_count":0,
+		"created_by":%q,"created_at":"2026-05-06T07:08:09Z","updated_at":"2026-05-06T07:08:09Z"}`,
 		s.ID, h.org.User.UserID))
 	for _, tc := range []struct {
 		name, body string

@@ -1,5 +1,6 @@
-// Package scorers serves scorers (POST /v2/scorers) and their decision versions (operation 8,
-// POST /v2/scorers/{scorer_id}/version/decision).
+// Package scorers serves scorers (create, list) and their versions: decision versions
+// (operation 8), llm, code and preset versions as the original's clients create them, and
+// the read of one version.
 package scorers
 
 import (
@@ -22,7 +23,12 @@ func Register(rt *httpapi.Router, d Deps) {
 	}
 	h := &handlers{Deps: d}
 	rt.Handle("POST /v2/scorers", h.createScorer, d.Authenticate)
+	rt.Handle("POST /v2/scorers/list", h.listScorers, d.Authenticate)
+	rt.Handle("GET /v2/scorers/{scorer_id}/version", h.getVersion, d.Authenticate)
 	rt.Handle("POST /v2/scorers/{scorer_id}/version/decision", h.createDecisionVersion, d.Authenticate)
+	rt.Handle("POST /v2/scorers/{scorer_id}/version/llm", h.createLLMVersion, d.Authenticate)
+	rt.Handle("POST /v2/scorers/{scorer_id}/version/code", h.createCodeVersion, d.Authenticate)
+	rt.Handle("POST /v2/scorers/{scorer_id}/version/preset", h.createPresetVersion, d.Authenticate)
 }
 
 type handlers struct{ Deps }

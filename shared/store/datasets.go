@@ -6,33 +6,48 @@ import (
 	"time"
 )
 
-// Datasets, their rows and their collaborators. Everything of a dataset lives in the
-// dataset's partition, so that deleting its META is the whole visible deletion and one
+// Datasets, their versioned content and their collaborators. Everything of a dataset lives
+// in the dataset's partition, so that deleting its META is the whole visible deletion and one
 // Query of the partition finds everything the purge worker must remove.
 //
 //	record              PK             SK                               notes
-//	dataset             DATASET#<id>   META                             org_id scopes every read; version and row_count are the committed content
-//	row                 DATASET#<id>   ROW#<index, 10 digits>           shown only when index < row_count
-//	row id              DATASET#<id>   ROWID#<row id>                   the row's index, for updates by row_id
+//	dataset             DATASET#<id>   META                             org_id scopes every read; the current version, its columns and (when short) its manifest
+//	version             DATASET#<id>   VER#<version, 10 digits>         one per version: columns, counts, what changed, name
+//	manifest            DATASET#<id>   MAN#<version, 10 digits>         the version's segments in order, with their row counts
+//	segment             DATASET#<id>   SEG#<segment id>                 up to 250 rows (256 KB), never rewritten
+//	row locator         DATASET#<id>   LOC#<row id>                     the slot of the current version that holds the row
 //	user collaborator   DATASET#<id>   USER#<user id>                   role; the creator is the owner
 //	group collaborator  DATASET#<id>   GROUP#<group id>                 role; looked up by group id for permissions
 //	group listing entry DATASET#<id>   GROUPSHARE#<stamp>#<group id>    the same collaborator in sharing order (operation 7)
 //
-// Versions. The content version starts at 1 when a dataset is created; every append and
-// every row update makes the next one. A writer of many rows first takes a short lease on
-// META (a conditional write of lease_token), writes its rows under the new version number
-// in batches, and then commits: one conditional update of META moves version and row_count.
-// Readers show only rows with index < row_count, so rows of a write that failed or is still
-// under way are never seen, and the next writer simply overwrites them. A dataset whose
-// first version is not committed yet (version 0) does not exist for readers. Row updates
-// are at most MaxDatasetRowEdits rows and commit in one transaction with META.
+// The META item is also in GSI2 under ORG#<org id>, so that an organization's datasets are
+// one query (datasets_list.go).
+//
+// Versions (datasets_rope.go). A version's content is a rope: its manifest lists segments in
+// order, each an immutable item of rows. A version is never changed, and versions share the
+// segments they have in common, so every version stays readable (by index, for a rollback)
+// at the cost of what changed: an edit of one row writes the one segment that holds it, a
+// new manifest and the version record, and commits with one conditional write of META (the
+// version moves from n to n+1 only if it still is n; of two writers exactly one commits, the
+// other reads again and redoes its edit). Segments are written before the commit and stay
+// invisible (and are purged with the dataset) if it fails. A row's index is its position in
+// the version. Rows keep their values by column slot: a column is a name and a slot, so
+// renaming or removing a column changes the version's columns and no row. A manifest entry
+// names a slot (a stable place in the rope) and the segment that fills it in this version;
+// a row's locator names its slot, so that an edit by row id reads the one segment it needs.
+// Locators are hints: a row not in the segment its locator names is looked for in every
+// segment (and its locator repaired with the next write).
 
 // Entity names of the dataset records.
 const (
 	EntityDataset             = "dataset"
-	EntityDatasetRow          = "dataset_row"
-	EntityDatasetRowID        = "dataset_row_id"
+	EntityDatasetVersion      = "dataset_version"
+	EntityDatasetManifest     = "dataset_manifest"
+	EntityDatasetSegment      = "dataset_segment"
+	EntityDatasetLocator      = "dataset_locator"
 	EntityDatasetCollaborator = "dataset_collaborator"
+	// EntityDatasetRow is the stream image of a row of the content layout before versions.
+	EntityDatasetRow = "dataset_row"
 )
 
 // DatasetRole is a collaborator's role on a dataset.
@@ -66,44 +81,64 @@ func (r DatasetRole) Rank() int {
 
 // Limits of the dataset records.
 const (
-	// MaxDatasetRowEdits is how many rows one update changes: they commit in one
-	// transaction together with the dataset.
-	MaxDatasetRowEdits = MaxTransactItems - 1
+	// MaxDatasetRowEdits is how many edits one write of content takes.
+	MaxDatasetRowEdits = 1000
+	// MaxDatasetRows bounds a dataset's rows: its manifest must fit one item.
+	MaxDatasetRows = 1_000_000
 	// MaxDatasetUserShares and MaxDatasetGroupShares are how many collaborators one request
 	// adds: one transaction, which also checks that the dataset still exists. A group takes
 	// two items (its lookup and its listing entry).
 	MaxDatasetUserShares  = MaxTransactItems - 1
 	MaxDatasetGroupShares = (MaxTransactItems - 1) / 2
 	// MaxDatasetRowBytes bounds the values of one row, leaving room under DynamoDB's item
-	// limit for the row's other attributes.
-	MaxDatasetRowBytes = MaxItemBytes - 2*1024
-	// DatasetLeaseTTL is how long a writer of many rows holds a dataset. It stops writing a
-	// quarter of it before the end, so no write of an expired lease can land after another
-	// writer took over; a writer that died blocks other writers for at most this long.
-	DatasetLeaseTTL = time.Minute
+	// limit for the row's other attributes in its segment.
+	MaxDatasetRowBytes = MaxItemBytes - 4*1024
 )
 
 // Errors of the dataset repository (wrapped).
 var (
-	// ErrDatasetBusy: another writer holds the dataset's lease; retry shortly.
+	// ErrDatasetBusy: other writers kept committing first; retry shortly.
 	ErrDatasetBusy = errors.New("store: dataset is being modified")
 	// ErrDatasetVersion: the dataset's content version is not the one the caller expected.
 	ErrDatasetVersion = errors.New("store: dataset version changed")
 )
 
-// Dataset is a dataset of an organization: its columns and its committed content version.
+// Dataset is a dataset of an organization: its current content version, with that
+// version's columns and (when short) manifest.
 type Dataset struct {
-	ID          string    `json:"id"`
-	OrgID       string    `json:"org_id"`
-	ProjectID   string    `json:"project_id,omitempty"`
-	Name        string    `json:"name"`
-	ColumnNames []string  `json:"column_names"`
-	Version     int64     `json:"version"`   // the committed content version; 0 while being created
-	RowCount    int64     `json:"row_count"` // rows 0 .. row_count-1 are the content
-	CreatedBy   string    `json:"created_by"`
-	CreatedAt   time.Time `json:"created_at"`
-	UpdatedBy   string    `json:"updated_by"`
-	UpdatedAt   time.Time `json:"updated_at"`
+	ID          string          `json:"id"`
+	OrgID       string          `json:"org_id"`
+	ProjectID   string          `json:"project_id,omitempty"`
+	Name        string          `json:"name"`
+	ColumnNames []string        `json:"column_names"` // the names of Columns, in order
+	Columns     []DatasetColumn `json:"columns"`
+	NextSlot    int64           `json:"next_slot"` // the slot a new column takes
+	Version     int64           `json:"version"`   // the current version; 0 while being created
+	RowCount    int64           `json:"row_count"` // rows of the current version
+	Draft       bool            `json:"draft"`
+	Hidden      bool            `json:"hidden"`
+	// Manifest is the current version's, when it has at most inlineManifest segments;
+	// otherwise ManifestStored says it is only in MAN#<version>.
+	Manifest       []SegmentRef `json:"manifest"`
+	ManifestStored bool         `json:"manifest_stored"`
+	CreatedBy      string       `json:"created_by"`
+	CreatedAt      time.Time    `json:"created_at"`
+	UpdatedBy      string       `json:"updated_by"`
+	UpdatedAt      time.Time    `json:"updated_at"`
+}
+
+// DatasetColumn is a column of a version: its name, and the slot its values have in a row.
+type DatasetColumn struct {
+	Name string `json:"name"`
+	Slot int64  `json:"slot"`
+}
+
+// SegmentRef is one entry of a manifest: the slot, the segment that fills it in the
+// version, and the segment's number of rows.
+type SegmentRef struct {
+	Slot string `json:"s"`
+	Seg  string `json:"g"`
+	N    int64  `json:"n"`
 }
 
 // DatasetRow is one row of a dataset's content: its values in column order and the versions
@@ -126,8 +161,8 @@ type NewDatasetRow struct {
 	Values []any
 }
 
-// DatasetRowEdit changes some values of one row: Values maps a column's position to the
-// column's new value.
+// DatasetRowEdit changes some values of one row: Values maps a column's position (in the
+// dataset's current columns) to the column's new value.
 type DatasetRowEdit struct {
 	RowID  string
 	Values map[int]any
@@ -163,6 +198,21 @@ func (e *DatasetRowsNotFoundError) Error() string {
 
 func (e *DatasetRowsNotFoundError) Is(target error) bool { return target == ErrNotFound }
 
+// DatasetEditError says why edit number Edit of a write cannot apply: Field names the part
+// of the edit at fault ("values", "column_name", "new_column_name", "row_ids", "row_id"),
+// Key the value's key in it (a column name of values), "" when the field itself.
+type DatasetEditError struct {
+	Edit       int
+	Field, Key string
+	Msg        string
+}
+
+func (e *DatasetEditError) Error() string {
+	return fmt.Sprintf("store: dataset edit %d: %s %s: %s", e.Edit, e.Field, e.Key, e.Msg)
+}
+
+func (e *DatasetEditError) Is(target error) bool { return target == ErrInvalid }
+
 // DatasetShareExistsError says which collaborator of a share already had a role.
 type DatasetShareExistsError struct {
 	Index int // position in the collaborators given to ShareDataset
@@ -176,29 +226,27 @@ func (e *DatasetShareExistsError) Is(target error) bool { return target == ErrAl
 
 // Attributes of the dataset item that repositories update or condition on.
 const (
-	attrDatasetVersion    = "version"
-	attrDatasetRowCount   = "row_count"
-	attrDatasetOrg        = "org_id"
-	attrDatasetUpdatedBy  = "updated_by"
-	attrDatasetLeaseToken = "lease_token"
-	attrDatasetLeaseUntil = "lease_until"
+	attrDatasetVersion = "version"
+	attrDatasetOrg     = "org_id"
 )
 
-// datasetRowIndexWidth zero-pads row indexes, so that string order is index order up to
-// ten billion rows.
-const datasetRowIndexWidth = 10
+// datasetIndexWidth zero-pads version numbers, so that string order is numeric order.
+const datasetIndexWidth = 10
 
 func datasetPartition(id string) string { return "DATASET#" + id }
 
 // DatasetKey is the key of a dataset's META item.
 func DatasetKey(id string) Key { return Key{PK: datasetPartition(id), SK: meta} }
 
-func datasetRowKey(id string, index int64) Key {
-	return Key{PK: datasetPartition(id), SK: datasetRowSK(index)}
+func datasetVersionKey(id string, v int64) Key {
+	return Key{PK: datasetPartition(id), SK: "VER#" + Pad(v, datasetIndexWidth)}
 }
-func datasetRowSK(index int64) string { return "ROW#" + Pad(index, datasetRowIndexWidth) }
-func datasetRowIDKey(id, rowID string) Key {
-	return Key{PK: datasetPartition(id), SK: "ROWID#" + rowID}
+func datasetManifestKey(id string, v int64) Key {
+	return Key{PK: datasetPartition(id), SK: "MAN#" + Pad(v, datasetIndexWidth)}
+}
+func datasetSegmentKey(id, seg string) Key { return Key{PK: datasetPartition(id), SK: "SEG#" + seg} }
+func datasetLocatorKey(id, rowID string) Key {
+	return Key{PK: datasetPartition(id), SK: "LOC#" + rowID}
 }
 func datasetUserKey(id, userID string) Key {
 	return Key{PK: datasetPartition(id), SK: "USER#" + userID}

@@ -10,11 +10,16 @@ import (
 // numbers exactly as stored (JSON would turn every integer into a float64).
 
 func datasetItem(d Dataset) (Item, error) {
+	if d.Columns == nil {
+		d.Columns = []DatasetColumn{}
+	}
+	d.ColumnNames = columnNames(d.Columns)
 	it, err := Marshal(d)
 	if err != nil {
 		return nil, err
 	}
-	return itemAt(DatasetKey(d.ID), it, AttrEntity, EntityDataset), nil
+	return itemAt(DatasetKey(d.ID), it, AttrEntity, EntityDataset,
+		AttrGSI2PK, orgPartition(d.OrgID), AttrGSI2SK, "DATASET#"+stamp(d.CreatedAt)+"#"+d.ID), nil
 }
 
 func datasetFrom(it Item) (Dataset, error) {
@@ -22,61 +27,78 @@ func datasetFrom(it Item) (Dataset, error) {
 	if err := Unmarshal(it, &d); err != nil {
 		return Dataset{}, err
 	}
+	if d.ColumnNames == nil {
+		d.ColumnNames = []string{}
+	}
 	return d, nil
 }
 
-// datasetLease reads the lease a writer holds on a dataset item; token is "" for none.
-func datasetLease(it Item) (token string, until time.Time) {
-	token, _ = it[attrDatasetLeaseToken].(string)
-	if s, ok := it[attrDatasetLeaseUntil].(string); ok {
-		until, _ = time.Parse(time.RFC3339Nano, s)
+func columnNames(cols []DatasetColumn) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = c.Name
 	}
-	return token, until
+	return out
 }
 
-func datasetRowItem(datasetID, orgID string, r DatasetRow) Item {
-	values := r.Values
-	if values == nil {
-		values = []any{}
-	}
-	return Item{
-		AttrPK: datasetPartition(datasetID), AttrSK: datasetRowSK(r.Index), AttrEntity: EntityDatasetRow,
-		"org_id": orgID, "row_id": r.RowID, "index": r.Index, "values": values,
-		"created_in_version": r.CreatedInVersion, "created_at": timeAttr(r.CreatedAt), "created_by": r.CreatedBy,
-		"updated_in_version": r.UpdatedInVersion, "updated_at": timeAttr(r.UpdatedAt), "updated_by": r.UpdatedBy,
-	}
-}
-
-func datasetRowIDItem(datasetID, orgID, rowID string, index int64) Item {
-	k := datasetRowIDKey(datasetID, rowID)
-	return Item{AttrPK: k.PK, AttrSK: k.SK, AttrEntity: EntityDatasetRowID, "org_id": orgID, "index": index}
-}
-
-func datasetRowFrom(it Item) (DatasetRow, error) {
-	r := DatasetRow{}
-	var ok [6]bool
-	r.RowID, ok[0] = it["row_id"].(string)
-	r.Index, ok[1] = it["index"].(int64)
-	r.Values, ok[2] = it["values"].([]any)
-	r.CreatedInVersion, ok[3] = it["created_in_version"].(int64)
-	r.UpdatedInVersion, ok[4] = it["updated_in_version"].(int64)
-	r.CreatedBy, _ = it["created_by"].(string)
-	r.UpdatedBy, _ = it["updated_by"].(string)
-	var err1, err2 error
-	r.CreatedAt, err1 = itemTime(it, "created_at")
-	r.UpdatedAt, err2 = itemTime(it, "updated_at")
-	ok[5] = err1 == nil && err2 == nil
-	for _, good := range ok {
-		if !good {
-			return DatasetRow{}, fmt.Errorf("store: malformed dataset row %s", it.Key())
+// segmentItem is the item of a segment holding rows.
+func segmentItem(datasetID, orgID, seg string, rows []DatasetRow) Item {
+	list := make([]any, len(rows))
+	for i, r := range rows {
+		values := r.Values
+		if values == nil {
+			values = []any{}
 		}
+		list[i] = map[string]any{"id": r.RowID, "v": values,
+			"cv": r.CreatedInVersion, "ca": timeAttr(r.CreatedAt), "cb": r.CreatedBy,
+			"uv": r.UpdatedInVersion, "ua": timeAttr(r.UpdatedAt), "ub": r.UpdatedBy}
 	}
-	return r, nil
+	k := datasetSegmentKey(datasetID, seg)
+	return Item{AttrPK: k.PK, AttrSK: k.SK, AttrEntity: EntityDatasetSegment, "org_id": orgID, "rows": list}
 }
 
-func itemTime(it Item, attr string) (time.Time, error) {
-	s, _ := it[attr].(string)
+// rowsOfSegment reads the rows of a segment item; their Values are by slot, Index unset.
+func rowsOfSegment(it Item) ([]DatasetRow, error) {
+	list, _ := it["rows"].([]any)
+	out := make([]DatasetRow, len(list))
+	for i, e := range list {
+		m, ok := e.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("store: malformed dataset segment %s", it.Key())
+		}
+		r := DatasetRow{}
+		var good [5]bool
+		r.RowID, good[0] = m["id"].(string)
+		r.Values, good[1] = m["v"].([]any)
+		r.CreatedInVersion, good[2] = m["cv"].(int64)
+		r.UpdatedInVersion, good[3] = m["uv"].(int64)
+		r.CreatedBy, _ = m["cb"].(string)
+		r.UpdatedBy, _ = m["ub"].(string)
+		var err1, err2 error
+		r.CreatedAt, err1 = parseTimeAttr(m["ca"])
+		r.UpdatedAt, err2 = parseTimeAttr(m["ua"])
+		good[4] = err1 == nil && err2 == nil
+		for _, g := range good {
+			if !g {
+				return nil, fmt.Errorf("store: malformed row in dataset segment %s", it.Key())
+			}
+		}
+		out[i] = r
+	}
+	return out, nil
+}
+
+func parseTimeAttr(v any) (time.Time, error) {
+	s, _ := v.(string)
 	return time.Parse(time.RFC3339Nano, s)
+}
+
+// segmentRowOverhead is what a row takes in a segment item besides its values.
+const segmentRowOverhead = 160
+
+func locatorItem(datasetID, orgID, rowID, slot string) Item {
+	k := datasetLocatorKey(datasetID, rowID)
+	return Item{AttrPK: k.PK, AttrSK: k.SK, AttrEntity: EntityDatasetLocator, "org_id": orgID, "s": slot}
 }
 
 func datasetCollaboratorItem(c DatasetCollaborator, k Key) (Item, error) {
@@ -95,6 +117,6 @@ func datasetCollaboratorFrom(it Item) (DatasetCollaborator, error) {
 	return c, nil
 }
 
-// DatasetRowSize is the size a row's values take in its item, to be checked against
+// DatasetRowSize is the size a row's values take in its segment, to be checked against
 // MaxDatasetRowBytes before writing.
 func DatasetRowSize(values []any) int { return valueSize(values) }

@@ -3,50 +3,26 @@ package store
 import (
 	"context"
 	"fmt"
-	"iter"
 	"strings"
 )
 
 // GetDataset reads a dataset of organization orgID strongly consistently; ErrNotFound also
 // for another organization's and for one whose creation has not committed.
 func GetDataset(ctx context.Context, t Table, orgID, id string) (Dataset, error) {
-	d, _, err := getDatasetItem(ctx, t, orgID, id)
-	return d, err
+	it, err := t.Get(ctx, DatasetKey(id), true)
+	if err != nil {
+		return Dataset{}, fmt.Errorf("get dataset %s: %w", id, err)
+	}
+	d, err := datasetFrom(it)
+	if err != nil {
+		return Dataset{}, err
+	}
+	if d.OrgID != orgID || d.Version == 0 {
+		return Dataset{}, fmt.Errorf("get dataset %s: %w", id, ErrNotFound)
+	}
+	return d, nil
 }
 
-// DatasetRows yields the committed rows of d with start <= index < end in index order. The
-// first Query starts at row start, so a page costs the rows it returns at any offset; pages
-// are read as the caller consumes rows, and a caller that stops early reads no further.
-// Reads are strongly consistent: a page read after a write shows that write.
-func DatasetRows(ctx context.Context, t Table, d Dataset, start, end int64) iter.Seq2[DatasetRow, error] {
-	end = min(end, d.RowCount)
-	return func(yield func(DatasetRow, error) bool) {
-		if start < 0 || start >= end {
-			return
-		}
-		q := Query{PK: datasetPartition(d.ID), SKOp: SKBetween,
-			From: datasetRowSK(start), To: datasetRowSK(end - 1), Consistent: true}
-		for left := end - start; left > 0; {
-			q.Limit = int(left)
-			p, err := t.Query(ctx, q)
-			if err != nil {
-				yield(DatasetRow{}, fmt.Errorf("rows of dataset %s: %w", d.ID, err))
-				return
-			}
-			for _, it := range p.Items {
-				r, err := datasetRowFrom(it)
-				if !yield(r, err) || err != nil {
-					return
-				}
-				left--
-			}
-			if p.Next == nil {
-				return
-			}
-			q.Start = p.Next
-		}
-	}
-}
 
 // DatasetAccess reads datasets of organization orgID together with the strongest role that
 // user userID holds on each, directly or through one of groupIDs (the user's groups). It

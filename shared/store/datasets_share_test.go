@@ -221,9 +221,10 @@ func TestDeleteAndPurgeDatasets(t *testing.T) {
 			want int
 			err  error
 		}{
-			{"deleted dataset", mine.ID, 2*120 + 4, nil}, // rows, row ids, owner, group (two items), user
+			// the version, its manifest, one segment, the row locators, then owner, group (two items), user
+			{"deleted dataset", mine.ID, 3 + 120 + 4, nil},
 			{"again", mine.ID, 0, nil},
-			{"small deleted dataset", small.ID, 2*2 + 1, nil},
+			{"small deleted dataset", small.ID, 3 + 2 + 1, nil},
 			{"live dataset", kept.ID, 0, store.ErrInvalid},
 			{"unknown", unknown, 0, nil},
 		}

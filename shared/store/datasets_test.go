@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -165,14 +164,6 @@ func TestDatasetWriteErrors(t *testing.T) {
 				t.Errorf("%s: err = %v, want %v", tt.name, err, tt.want)
 			}
 		}
-		wide := newTestDatasetOf(t, tbl, "org-e", 60, func(i int) []any { return []any{int64(i), strings.Repeat("w", 60_000)} })
-		var edits []store.DatasetRowEdit
-		for _, r := range readRows(t, tbl, wide, 0, 60) {
-			edits = append(edits, store.DatasetRowEdit{RowID: r.RowID, Values: map[int]any{0: "x"}})
-		}
-		if _, err := store.UpdateDatasetRows(ctx, tbl, "org-e", wide.ID, 0, edits, "bob", datasetT0); !errors.Is(err, store.ErrTooLarge) {
-			t.Errorf("update of rows larger than a transaction: %v, want ErrTooLarge", err)
-		}
 		var nf *store.DatasetRowsNotFoundError
 		_, err := store.UpdateDatasetRows(ctx, tbl, "org-e", d.ID, 0, append(edit("nope"), edit(rows[1].RowID)...), "bob", datasetT0)
 		if !errors.As(err, &nf) || !reflect.DeepEqual(nf.RowIDs, []string{"nope"}) {
@@ -244,39 +235,62 @@ func TestDatasetFailedWritesStayInvisible(t *testing.T) {
 	})
 }
 
-// TestDatasetLease checks that a live lease keeps other writers out and an expired one does
-// not.
-func TestDatasetLease(t *testing.T) {
+// TestConcurrentDatasetWrites runs appends and updates of one dataset at once: each commits
+// as its own version (the losers of a race redo their edit on the winner's version), no
+// row is lost, and the versions run 1, 2, 3... without a gap.
+func TestConcurrentDatasetWrites(t *testing.T) {
 	eachTable(t, func(t *testing.T, tbl store.Table) {
 		ctx := t.Context()
-		d := newTestDataset(t, tbl, "org-l", "alice", 1)
-		rows := readRows(t, tbl, d, 0, 1)
-		hold := func(until time.Time) {
-			_, err := tbl.Update(ctx, store.Update{Key: store.DatasetKey(d.ID),
-				Set: map[string]any{"lease_token": "someone", "lease_until": until.UTC().Format(time.RFC3339Nano)}})
-			if err != nil {
-				t.Fatal(err)
+		d := newTestDataset(t, tbl, "org-c", "alice", 3)
+		rows := readRows(t, tbl, d, 0, 3)
+		const writers = 4
+		type result struct {
+			appended bool
+			err      error
+		}
+		results := make(chan result, 2*writers)
+		for i := range writers {
+			go func() {
+				_, err := store.AppendDatasetRows(ctx, tbl, "org-c", d.ID, 0, testRows(100+i, 1), "bob", datasetT0)
+				results <- result{true, err}
+			}()
+			go func() {
+				_, err := store.UpdateDatasetRows(ctx, tbl, "org-c", d.ID, 0,
+					[]store.DatasetRowEdit{{RowID: rows[i%3].RowID, Values: map[int]any{1: fmt.Sprintf("w%d", i)}}}, "carol", datasetT0)
+				results <- result{false, err}
+			}()
+		}
+		commits, appends := 0, 0
+		for range 2 * writers {
+			switch r := <-results; {
+			case errors.Is(r.err, store.ErrDatasetBusy): // every attempt lost its race: the caller retries
+			case r.err != nil:
+				t.Fatal(r.err)
+			default:
+				commits++
+				if r.appended {
+					appends++
+				}
 			}
 		}
-		hold(time.Now().Add(time.Minute))
-		if _, err := store.AppendDatasetRows(ctx, tbl, "org-l", d.ID, 0, testRows(1, 1), "bob", datasetT0); !errors.Is(err, store.ErrDatasetBusy) {
-			t.Errorf("small append under a live lease: %v, want busy", err)
+		if commits < writers {
+			t.Errorf("only %d of %d writes committed", commits, 2*writers)
 		}
-		if _, err := store.AppendDatasetRows(ctx, tbl, "org-l", d.ID, 0, testRows(1, 100), "bob", datasetT0); !errors.Is(err, store.ErrDatasetBusy) {
-			t.Errorf("large append under a live lease: %v, want busy", err)
+		got, err := store.GetDataset(ctx, tbl, "org-c", d.ID)
+		if err != nil || got.Version != int64(1+commits) || got.RowCount != int64(3+appends) {
+			t.Fatalf("after the writers: version %d rows %d (%v), want %d and %d", got.Version, got.RowCount, err, 1+commits, 3+appends)
 		}
-		edit := []store.DatasetRowEdit{{RowID: rows[0].RowID, Values: map[int]any{0: "x"}}}
-		if _, err := store.UpdateDatasetRows(ctx, tbl, "org-l", d.ID, 0, edit, "bob", datasetT0); !errors.Is(err, store.ErrDatasetBusy) {
-			t.Errorf("update under a live lease: %v, want busy", err)
+		if n := len(readRows(t, tbl, got, 0, 100)); n != 3+appends {
+			t.Fatalf("%d rows readable, want %d", n, 3+appends)
 		}
-		hold(time.Now().Add(-time.Second))
-		got, err := store.AppendDatasetRows(ctx, tbl, "org-l", d.ID, 0, testRows(1, 1), "bob", datasetT0)
-		if err != nil || got.Version != 2 {
-			t.Fatalf("append after the lease expired: %+v, %v", got, err)
+		versions, err := store.ListDatasetVersions(ctx, tbl, d.ID)
+		if err != nil || int64(len(versions)) != got.Version {
+			t.Fatalf("%d version records, want %d (%v)", len(versions), got.Version, err)
 		}
-		hold(time.Now().Add(-time.Second))
-		if _, err := store.UpdateDatasetRows(ctx, tbl, "org-l", d.ID, 2, edit, "bob", datasetT0); err != nil {
-			t.Fatalf("update after the lease expired: %v", err)
+		for i, v := range versions {
+			if v.Index != int64(i+1) {
+				t.Fatalf("version record %d has index %d", i, v.Index)
+			}
 		}
 	})
 }

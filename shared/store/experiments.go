@@ -2,8 +2,10 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -37,6 +39,10 @@ type Experiment struct {
 	Playground        *ExperimentPlayground `json:"playground"`
 	Tags              map[string]string     `json:"tags"`
 	Group             *ExperimentGroup      `json:"experiment_group"`
+	// What the original's clients send besides the specification's fields, kept as sent.
+	PromptTemplateVersionID *string `json:"prompt_template_version_id,omitempty"`
+	PlaygroundPromptID      *string `json:"playground_prompt_id,omitempty"`
+	Trigger                 bool    `json:"trigger,omitempty"`
 	MetricSettings
 }
 
@@ -133,4 +139,43 @@ func ListExperiments(ctx context.Context, t Table, orgID, projectID string) ([]E
 		return out[i].ID > out[j].ID
 	})
 	return out, nil
+}
+
+// RunTag is one tag of a run as the original's clients read it (their RunTagDB).
+type RunTag struct {
+	Key       string    `json:"key"`
+	Value     string    `json:"value"`
+	TagType   string    `json:"tag_type"`
+	ProjectID string    `json:"project_id"`
+	RunID     string    `json:"run_id"`
+	CreatedBy string    `json:"created_by"`
+	ID        string    `json:"id"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// RunTags expands a run's tags (key to value) into tag records, by key: each is a generic
+// tag with the run's creator and times and an id derived from the run and the key, so that
+// every read shows the same id.
+func RunTags(projectID, runID, createdBy string, created, updated time.Time, tags map[string]string) []RunTag {
+	keys := make([]string, 0, len(tags))
+	for k := range tags {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]RunTag, len(keys))
+	for i, k := range keys {
+		out[i] = RunTag{Key: k, Value: tags[k], TagType: "generic", ProjectID: projectID, RunID: runID,
+			CreatedBy: createdBy, ID: DerivedID(runID, "tag", k), CreatedAt: created, UpdatedAt: updated}
+	}
+	return out
+}
+
+// DerivedID is a UUID (version 4 layout) derived from parts: the same parts always give the
+// same id, for records the service shows but does not store on their own.
+func DerivedID(parts ...string) string {
+	h := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	h[6] = h[6]&0x0f | 0x40
+	h[8] = h[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
 }

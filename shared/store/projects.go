@@ -36,6 +36,7 @@ type Project struct {
 	ID        string    `json:"id"`
 	OrgID     string    `json:"org_id"`
 	Name      string    `json:"name"`
+	Type      string    `json:"type"` // one of ProjectTypes
 	CreatedBy string    `json:"created_by"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
@@ -231,6 +232,9 @@ func GetProject(ctx context.Context, t Table, orgID, id string) (Project, error)
 	var p Project
 	if err := getOwned(ctx, t, projectKey(id), orgID, &p, func() string { return p.OrgID }); err != nil {
 		return Project{}, fmt.Errorf("get project %s: %w", id, err)
+	}
+	if p.Type == "" {
+		p.Type = DefaultProjectType
 	}
 	return p, nil
 }

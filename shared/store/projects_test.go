@@ -18,7 +18,7 @@ var now = time.Date(2026, 3, 4, 5, 6, 7, 890000000, time.UTC)
 func TestProjectsAndLogStreams(t *testing.T) {
 	eachTable(t, func(t *testing.T, tbl store.Table) {
 		ctx := t.Context()
-		p := store.Project{ID: "p1-" + t.Name(), OrgID: "org-a", Name: "demo", CreatedBy: "u", CreatedAt: now, UpdatedAt: now}
+		p := store.Project{ID: "p1-" + t.Name(), OrgID: "org-a", Name: "demo", Type: "gen_ai", CreatedBy: "u", CreatedAt: now, UpdatedAt: now}
 		if err := store.CreateProject(ctx, tbl, p); err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -74,13 +75,18 @@ type ScorerDefaults struct {
 	CotEnabled *bool   `json:"cot_enabled"`
 }
 
-// ScorerVersion is one numbered version of a scorer. Only decision versions are written by
-// this service so far; the other kinds of the specification stay null.
+// ScorerVersion is one numbered version of a scorer, of one kind: a decision version holds
+// its Decision, an llm version its Generated scorer (the judges' prompt), a code version its
+// Registered scorer and Code, a preset version only the common settings.
 type ScorerVersion struct {
 	ID                 string             `json:"id"`
 	ScorerID           string             `json:"scorer_id"`
 	OrgID              string             `json:"org_id"`
 	Version            int64              `json:"version"`
+	Kind               string             `json:"kind,omitempty"` // VersionDecision (also when empty), VersionLLM, VersionCode, VersionPreset
+	Generated          *GeneratedScorer   `json:"generated_scorer,omitempty"`
+	Registered         *RegisteredScorer  `json:"registered_scorer,omitempty"`
+	Code               string             `json:"code,omitempty"` // the code of a code version
 	ModelName          *string            `json:"model_name"`
 	NumJudges          *int64             `json:"num_judges"`
 	CotEnabled         *bool              `json:"cot_enabled"`
@@ -93,6 +99,40 @@ type ScorerVersion struct {
 	CreatedBy          string             `json:"created_by"`
 	CreatedAt          time.Time          `json:"created_at"`
 	UpdatedAt          time.Time          `json:"updated_at"`
+}
+
+// Kinds of scorer version.
+const (
+	VersionDecision = "decision"
+	VersionLLM      = "llm"
+	VersionCode     = "code"
+	VersionPreset   = "preset"
+)
+
+// GeneratedScorer is the prompt of an llm version: its chain-poll template (what the judges
+// answer), and the instructions and user prompt it was written from.
+type GeneratedScorer struct {
+	ID                string            `json:"id"`
+	Name              string            `json:"name"`
+	Instructions      *string           `json:"instructions"`
+	ChainPollTemplate ChainPollTemplate `json:"chain_poll_template"`
+	UserPrompt        *string           `json:"user_prompt"`
+	CreatedBy         string            `json:"created_by"`
+	CreatedAt         time.Time         `json:"created_at"`
+	UpdatedAt         time.Time         `json:"updated_at"`
+}
+
+// RegisteredScorer is the record of a code version's code.
+type RegisteredScorer struct {
+	ID                 string    `json:"id"`
+	Name               string    `json:"name"`
+	ScoreType          *string   `json:"score_type"`
+	DataType           *string   `json:"data_type"`
+	ScoreableNodeTypes []string  `json:"scoreable_node_types"`
+	ValidationResult   string    `json:"validation_result"`
+	CreatedBy          string    `json:"created_by"`
+	CreatedAt          time.Time `json:"created_at"`
+	UpdatedAt          time.Time `json:"updated_at"`
 }
 
 // DecisionScorer is the decision row of a version: the question and its answers.
@@ -164,10 +204,12 @@ func PutNextScorerVersion(ctx context.Context, t Table, s Scorer, v ScorerVersio
 		return ScorerVersion{}, err
 	}
 	vk := scorerVersionKey(s.ID, v.Version)
+	latest := map[string]any(it.With())
+	delete(latest, "code") // the code stays in the version's own item: the scorer is read often
 	err = t.Transact(ctx, []Op{
 		UpdateOp(Update{
 			Key:   scorerKey(s.ID),
-			Set:   map[string]any{"version_count": v.Version, "updated_at": it["created_at"], "latest_version": map[string]any(it)},
+			Set:   map[string]any{"version_count": v.Version, "updated_at": it["created_at"], "latest_version": latest},
 			Conds: []Cond{Equals("version_count", s.VersionCount)},
 		}),
 		PutOp(it.With(AttrPK, vk.PK, AttrSK, vk.SK, AttrEntity, EntityScorerVersion), NotExists()),
@@ -179,6 +221,44 @@ func PutNextScorerVersion(ctx context.Context, t Table, s Scorer, v ScorerVersio
 		return ScorerVersion{}, fmt.Errorf("put version %d of scorer %s: %w", v.Version, s.ID, err)
 	}
 	return v, nil
+}
+
+// GetScorerVersion reads version n of a scorer, strongly consistently; ErrNotFound when it
+// has none of that number.
+func GetScorerVersion(ctx context.Context, t Table, scorerID string, n int64) (ScorerVersion, error) {
+	it, err := t.Get(ctx, scorerVersionKey(scorerID, n), true)
+	if err != nil {
+		return ScorerVersion{}, fmt.Errorf("version %d of scorer %s: %w", n, scorerID, err)
+	}
+	var v ScorerVersion
+	if err := Unmarshal(it, &v); err != nil {
+		return ScorerVersion{}, err
+	}
+	return v, nil
+}
+
+// ListScorers reads every scorer of the organization (through its name claims, then one
+// batch read), in no particular order.
+func ListScorers(ctx context.Context, t Table, orgID string) ([]Scorer, error) {
+	claims, err := QueryAll(ctx, t, Query{PK: "ORG#" + orgID, SKOp: SKPrefix, From: "NAME#SCORER#", Consistent: true})
+	if err != nil {
+		return nil, fmt.Errorf("list scorers: %w", err)
+	}
+	ids := make([]string, 0, len(claims))
+	for _, c := range claims {
+		if id, ok := strings.CutPrefix(str(c["owner_pk"]), "SCORER#"); ok {
+			ids = append(ids, id)
+		}
+	}
+	byID, err := ScorersByID(ctx, t, orgID, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Scorer, 0, len(byID))
+	for _, s := range byID {
+		out = append(out, s)
+	}
+	return out, nil
 }
 
 // ScorerVersions reads every version of a scorer in version order (bounded by design: tests
@@ -366,4 +446,32 @@ func (v *VocabIndex) UnmarshalJSON(b []byte) error {
 		return json.Unmarshal(b, &v.Set)
 	}
 	return json.Unmarshal(b, &v.One)
+}
+
+// ScorersByID reads the organization's scorers among ids, by id, strongly consistently;
+// absent ones and other organizations' are left out.
+func ScorersByID(ctx context.Context, t Table, orgID string, ids []string) (map[string]Scorer, error) {
+	keys := make([]Key, 0, len(ids))
+	seen := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			keys = append(keys, scorerKey(id))
+		}
+	}
+	items, err := t.BatchGet(ctx, keys, true)
+	if err != nil {
+		return nil, fmt.Errorf("read scorers: %w", err)
+	}
+	out := make(map[string]Scorer, len(items))
+	for _, it := range items {
+		var s Scorer
+		if err := Unmarshal(it, &s); err != nil {
+			return nil, err
+		}
+		if s.OrgID == orgID {
+			out[s.ID] = s
+		}
+	}
+	return out, nil
 }

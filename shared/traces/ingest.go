@@ -98,12 +98,12 @@ func (h *handlers) ingest(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	resp := ingestResponse{runIDs: runIDsOf(q.run), ProjectID: project.ID, ProjectName: project.Name, SessionID: session,
-		RecordsCount: len(q.traces) + spans, TracesCount: len(q.traces), SpansCount: spans, NumTraces: n}
-	if q.includeTraceIDs {
-		resp.TraceIDs = make([]string, len(q.traces))
-		for i, tr := range q.traces {
-			resp.TraceIDs[i] = tr.ID
-		}
+		RecordsCount: len(q.traces) + spans, TracesCount: len(q.traces), SpansCount: spans, NumTraces: n,
+		TraceIDs: make([]string, len(q.traces))}
+	// The ids are always listed, include_trace_ids or not: this API answered them before the
+	// client's flag existed here, and the client's field takes a list.
+	for i, tr := range q.traces {
+		resp.TraceIDs[i] = tr.ID
 	}
 	httpapi.WriteJSON(w, http.StatusOK, resp)
 	return nil

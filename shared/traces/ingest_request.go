@@ -39,7 +39,6 @@ type ingestRequest struct {
 	run               runRef
 	sessionID         *string // the request's session_id: every trace's unless it names its own
 	sessionExternalID *string // or the session found (or created) by this external id
-	includeTraceIDs   bool
 	traces            []store.Trace
 }
 
@@ -64,7 +63,7 @@ func readIngest(errs *validate.Errors, raw any, present bool, now time.Time) ing
 		complete, _ = c.Bool()
 	}
 	if c := o.Get("include_trace_ids").Nullable(); c.Present() && !c.IsNull() {
-		q.includeTraceIDs, _ = c.Bool()
+		c.Bool() // read for its type only: the ids are always answered
 	}
 	items, _ := o.Get("traces").Required().List(validate.MinLen(1), validate.MaxLen(maxTracesPerRequest))
 	spans := 0

@@ -8,6 +8,7 @@ import (
 	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
+	"github.com/evalobs/evalapi/shared/payload"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
 )
@@ -167,7 +168,7 @@ func (h *handlers) patchTrace(w http.ResponseWriter, r *http.Request) error {
 		}
 		now := h.Stamp()
 		after.UpdatedAt = &now
-		if err := offload(ctx, h.Payloads, payloadPrefix(after.OrgID, after.RunID, after.ID), &after.RecordContent); err != nil {
+		if err := payload.Offload(ctx, h.Payloads, payload.Prefix(after.OrgID, after.RunID, after.ID), &after.RecordContent); err != nil {
 			return err
 		}
 		return revision{runID: before.RunID, before: &before, beforeItem: item, after: &after, now: now}.apply(ctx, h.Table)
@@ -268,7 +269,7 @@ func (h *handlers) patchSpan(w http.ResponseWriter, r *http.Request) error {
 		}
 		now := h.Stamp()
 		sp.UpdatedAt = &now
-		if err := offload(ctx, h.Payloads, payloadPrefix(sp.OrgID, sp.RunID, sp.ID), &sp.RecordContent); err != nil {
+		if err := payload.Offload(ctx, h.Payloads, payload.Prefix(sp.OrgID, sp.RunID, sp.ID), &sp.RecordContent); err != nil {
 			return err
 		}
 		next, err := store.SpanItem(sp)

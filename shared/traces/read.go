@@ -9,6 +9,7 @@ import (
 	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
+	"github.com/evalobs/evalapi/shared/payload"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
 )
@@ -91,7 +92,7 @@ func (h *handlers) getSpan(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := resolve(r.Context(), h.Payloads, &sp.RecordContent); err != nil {
+	if err := payload.Resolve(r.Context(), h.Payloads, &sp.RecordContent); err != nil {
 		return err
 	}
 	out := spanOut(&sp)
@@ -161,7 +162,7 @@ func (h *handlers) getSession(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	for i := range traces {
-		if err := resolve(r.Context(), h.Payloads, &traces[i].RecordContent); err != nil {
+		if err := payload.Resolve(r.Context(), h.Payloads, &traces[i].RecordContent); err != nil {
 			return err
 		}
 	}
@@ -204,12 +205,12 @@ func writeRecord(w http.ResponseWriter, out *recordOut) error {
 // resolveAll resolves the payload pointers of a trace (when not nil) and spans.
 func (h *handlers) resolveAll(ctx context.Context, tr *store.Trace, spans []store.Span) error {
 	if tr != nil {
-		if err := resolve(ctx, h.Payloads, &tr.RecordContent); err != nil {
+		if err := payload.Resolve(ctx, h.Payloads, &tr.RecordContent); err != nil {
 			return err
 		}
 	}
 	for i := range spans {
-		if err := resolve(ctx, h.Payloads, &spans[i].RecordContent); err != nil {
+		if err := payload.Resolve(ctx, h.Payloads, &spans[i].RecordContent); err != nil {
 			return err
 		}
 	}

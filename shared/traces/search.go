@@ -9,6 +9,7 @@ import (
 	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/columns"
 	"github.com/evalobs/evalapi/shared/httpapi"
+	"github.com/evalobs/evalapi/shared/payload"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
 )
@@ -50,7 +51,7 @@ func (h *handlers) search(w http.ResponseWriter, r *http.Request) error {
 	}
 	n := s.sums[q.run.id].NumTraces
 	q.runTraces = &n
-	q.resolve = func(ctx context.Context, c *store.RecordContent) error { return resolve(ctx, h.Payloads, c) }
+	q.resolve = func(ctx context.Context, c *store.RecordContent) error { return payload.Resolve(ctx, h.Payloads, c) }
 	if err := checkColumns(run, q, raw); err != nil {
 		return err
 	}

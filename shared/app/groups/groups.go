@@ -12,6 +12,7 @@ package groups
 import (
 	"github.com/evalobs/evalapi/shared/app"
 	"github.com/evalobs/evalapi/shared/datasets"
+	"github.com/evalobs/evalapi/shared/docs"
 	"github.com/evalobs/evalapi/shared/experiments"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/identity"
@@ -22,18 +23,24 @@ import (
 	"github.com/evalobs/evalapi/shared/traces"
 )
 
-// All returns every group, in the order of the functions in template.yaml. Every group
-// also answers the healthcheck, which app.NewRouter registers.
+// All returns every group, in the order of the functions in template.yaml, with the path
+// roots its function answers (app.OwnerOf): the one table of which function serves which
+// paths. Every group also answers the healthcheck, which app.NewRouter registers and API
+// Gateway routes to the identity function.
 func All() []app.Group {
 	return []app.Group{
-		{Name: "identity", Register: Identity},
-		{Name: "integrations", Register: Integrations},
-		{Name: "datasets", Register: Datasets},
-		{Name: "scorers", Register: Scorers},
-		{Name: "projects", Register: Projects},
-		{Name: "traces", Register: Traces},
-		{Name: "experiments", Register: Experiments},
-		{Name: "signals", Register: Signals},
+		{Name: "identity", Register: Identity, Roots: []string{"/healthcheck", "/login", "/logout",
+			"/refresh_token", "/current_user", "/users", "/api_keys", "/groups"}},
+		{Name: "integrations", Register: Integrations, Roots: []string{"/integrations"}},
+		{Name: "datasets", Register: Datasets, Roots: []string{"/datasets"}},
+		{Name: "scorers", Register: Scorers, Roots: []string{"/scorers"}},
+		{Name: "projects", Register: Projects, Roots: []string{"/projects"}},
+		{Name: "traces", Register: Traces, Roots: []string{"/projects/{project_id}/traces",
+			"/projects/{project_id}/metrics", "/projects/{project_id}/spans", "/projects/{project_id}/sessions",
+			"/projects/{project_id}/export_records"}},
+		{Name: "experiments", Register: Experiments, Roots: []string{"/projects/{project_id}/experiments"}},
+		{Name: "signals", Register: Signals, Roots: []string{"/projects/{project_id}/runs"}},
+		{Name: "docs", Register: Docs, Roots: []string{"/docs", "/openapi.json"}},
 	}
 }
 
@@ -68,7 +75,7 @@ func Integrations(rt *httpapi.Router, d app.Deps) {
 }
 
 // Datasets serves datasets, their content and sharing.
-func Datasets(rt *httpapi.Router, d app.Deps) { datasets.Register(rt, datasets.Deps{Deps: d.Base()}) }
+func Datasets(rt *httpapi.Router, d app.Deps) { datasets.Register(rt, datasets.Deps{Deps: d.Base(), Payloads: d.Payloads}) }
 
 // Scorers serves scorers and their versions.
 func Scorers(rt *httpapi.Router, d app.Deps) { scorers.Register(rt, scorers.Deps{Deps: d.Base()}) }
@@ -89,3 +96,7 @@ func Experiments(rt *httpapi.Router, d app.Deps) {
 
 // Signals serves the signals configuration of a run.
 func Signals(rt *httpapi.Router, d app.Deps) { signals.Register(rt, signals.Deps{Deps: d.Base()}) }
+
+// Docs serves the OpenAPI document as JSON and the API page, without credentials. Only
+// functions/docs calls it, so only its binary carries the page's assets.
+func Docs(rt *httpapi.Router, _ app.Deps) { docs.Register(rt) }

@@ -13,11 +13,14 @@
 package authtest
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -181,6 +184,60 @@ func Do(t testing.TB, h http.Handler, v *apitest.V, who *User, method, path, bod
 	h.ServeHTTP(rec, req)
 	v.CheckRecorder(t, req, rec)
 	return rec
+}
+
+// DoBody is Do with a body of any content type (a multipart form, a CSV file).
+func DoBody(t testing.TB, h http.Handler, v *apitest.V, who *User, method, path, contentType string, body []byte) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(method, path, bytes.NewReader(body))
+	if who != nil {
+		req.Header = who.Header()
+	}
+	req.Header.Set("Content-Type", contentType)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	v.CheckRecorder(t, req, rec)
+	return rec
+}
+
+// Multipart builds a multipart/form-data body of fields and files (name to content; a
+// file's filename is its name with ".txt" unless the name holds one after a colon,
+// "file:data.csv"); it returns the body and its content type.
+func Multipart(t testing.TB, fields map[string]string, files map[string][]byte) ([]byte, string) {
+	t.Helper()
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	for _, k := range sortedKeys(fields) {
+		if err := w.WriteField(k, fields[k]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, k := range sortedKeys(files) {
+		name, filename, ok := strings.Cut(k, ":")
+		if !ok {
+			filename = name + ".txt"
+		}
+		fw, err := w.CreateFormFile(name, filename)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fw.Write(files[k]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes(), w.FormDataContentType()
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // Clock is a time source that tests move: handlers take its Now.

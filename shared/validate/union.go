@@ -1,32 +1,30 @@
-package projects
+package validate
 
 import (
 	"encoding/json"
 	"fmt"
 	"strings"
-
-	"github.com/evalobs/evalapi/shared/validate"
 )
 
 // Pydantic reports an error inside a union with one more loc segment than the field has: the
 // tag of a discriminated union ("node_name"), or the name of the member a smart union tried
-// ("str", "list[str]"). validate.Value has no such segment, so these helpers read the value
+// ("str", "list[str]"). Value has no such segment, so these helpers read the value
 // again with a collector of their own and move every error it finds to the value's loc plus
 // that segment.
 
-// member is one alternative of a smart union: the name Pydantic gives it in loc, and a reader
+// Member is one alternative of a smart union: the name Pydantic gives it in loc, and a reader
 // that reports whether the value is of this member.
-type member[T any] struct {
-	name string
-	read func(v validate.Value) (T, bool)
+type Member[T any] struct {
+	Name string
+	Read func(v Value) (T, bool)
 }
 
-// union reads v as the first member that takes it without a problem. When none does, every
+// Union reads v as the first member that takes it without a problem. When none does, every
 // member's problems are recorded, in member order, as Pydantic's smart union reports them.
-func union[T any](v validate.Value, members ...member[T]) (T, bool) {
-	var failed []validate.Error
+func Union[T any](v Value, members ...Member[T]) (T, bool) {
+	var failed []Error
 	for _, m := range members {
-		out, errs := within(v, m.name, m.read)
+		out, errs := within(v, m.Name, m.Read)
 		if errs == nil {
 			return out, true
 		}
@@ -39,9 +37,9 @@ func union[T any](v validate.Value, members ...member[T]) (T, bool) {
 	return zero, false
 }
 
-// tagged reads v with read and records its problems under loc + tag, as a discriminated
+// Tagged reads v with read and records its problems under loc + tag, as a discriminated
 // union reports errors of the variant the tag chose.
-func tagged[T any](v validate.Value, tag string, read func(v validate.Value) (T, bool)) (T, bool) {
+func Tagged[T any](v Value, tag string, read func(v Value) (T, bool)) (T, bool) {
 	out, errs := within(v, tag, read)
 	for _, e := range errs {
 		v.Add(e)
@@ -51,28 +49,28 @@ func tagged[T any](v validate.Value, tag string, read func(v validate.Value) (T,
 
 // within runs read on v's input and returns its problems re-rooted at v.Loc() + seg; nil when
 // there were none.
-func within[T any](v validate.Value, seg string, read func(v validate.Value) (T, bool)) (T, []validate.Error) {
+func within[T any](v Value, seg string, read func(v Value) (T, bool)) (T, []Error) {
 	// The input sits in a wrapper object so that JSON null stays a present value (a null body
 	// would count as absent); the wrapper's two segments ["body", "v"] are cut off below.
-	sub := validate.New()
+	sub := New()
 	root, _ := sub.Body(map[string]any{"v": v.Raw()}, true).Object()
 	out, ok := read(root.Get("v"))
 	if ok && sub.Len() == 0 {
 		return out, nil
 	}
-	errs := make([]validate.Error, len(sub.Detail))
+	errs := make([]Error, len(sub.Detail))
 	for i, e := range sub.Detail {
-		e.Loc = validate.At(validate.At(v.Loc(), seg), e.Loc[2:]...)
+		e.Loc = At(At(v.Loc(), seg), e.Loc[2:]...)
 		errs[i] = e
 	}
 	if len(errs) == 0 { // a reader that failed without saying why: never leave the caller silent
-		errs = []validate.Error{validate.ValueError(validate.At(v.Loc(), seg), v.Raw(), "invalid value")}
+		errs = []Error{ValueError(At(v.Loc(), seg), v.Raw(), "invalid value")}
 	}
 	return out, errs
 }
 
-// pyStr renders a JSON value as Python's str() would, for the tag of union_tag_invalid.
-func pyStr(v any) string {
+// PyStr renders a JSON value as Python's str() would, for the tag of union_tag_invalid.
+func PyStr(v any) string {
 	switch x := v.(type) {
 	case string:
 		return x
@@ -105,5 +103,5 @@ func pyRepr(v any) string {
 	if s, ok := v.(string); ok {
 		return "'" + strings.ReplaceAll(s, "'", `\'`) + "'"
 	}
-	return pyStr(v)
+	return PyStr(v)
 }

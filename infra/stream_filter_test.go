@@ -1,0 +1,111 @@
+package infra_test
+
+// The stream consumer's event filter (template.yaml) lets through exactly the records its
+// handlers act on: a record the filter drops is never handled in the cloud, though the
+// local host (which has no filter) would handle it.
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/evalobs/evalapi/shared/app/apptest"
+	"github.com/evalobs/evalapi/shared/app/workers"
+	"github.com/evalobs/evalapi/shared/store"
+	"github.com/evalobs/evalapi/shared/stream"
+)
+
+func TestStreamFilterMatchesHandlers(t *testing.T) {
+	tpl := loadTemplate(t)
+	var patterns []map[string]any
+	for _, fn := range tpl.functions() {
+		events, _ := fn.Props["Events"].(map[string]any)
+		for _, ev := range events {
+			if str(dig(ev, "Type")) != "DynamoDB" {
+				continue
+			}
+			for _, f := range list(dig(ev, "Properties", "FilterCriteria", "Filters")) {
+				var p map[string]any
+				if err := json.Unmarshal([]byte(str(dig(f, "Pattern"))), &p); err != nil {
+					t.Fatalf("%s: filter pattern: %v", fn.ID, err)
+				}
+				patterns = append(patterns, p)
+			}
+		}
+	}
+	if len(patterns) == 0 {
+		t.Fatal("no DynamoDB stream filter in template.yaml")
+	}
+	d := apptest.Deps(t)
+	consumer := workers.Stream(d)
+	item := func(pk, sk, entity string) store.Item {
+		return store.Item{store.AttrPK: pk, store.AttrSK: sk, store.AttrEntity: entity}
+	}
+	const id = "0f0e0d0c-0b0a-4009-8807-060504030201"
+	for _, tc := range []struct {
+		name     string
+		event    string
+		old, new store.Item
+	}{
+		{"dataset deleted", "REMOVE", item("DATASET#"+id, "META", store.EntityDataset), nil},
+		{"dataset row removed", "REMOVE", item("DATASET#"+id, "ROW#0000000001", store.EntityDatasetRow), nil},
+		{"dataset changed", "MODIFY", item("DATASET#"+id, "META", store.EntityDataset), item("DATASET#"+id, "META", store.EntityDataset)},
+		{"project deleted", "REMOVE", item("PROJECT#"+id, "META", store.EntityProject), nil},
+		{"log stream deleted", "REMOVE", item("PROJECT#"+id, "LOGSTREAM#"+id, store.EntityLogStream), nil},
+		{"experiment deleted", "REMOVE", item("PROJECT#"+id, "EXPERIMENT#"+id, store.EntityExperiment), nil},
+		{"log stream changed", "MODIFY", item("PROJECT#"+id, "LOGSTREAM#"+id, store.EntityLogStream), item("PROJECT#"+id, "LOGSTREAM#"+id, store.EntityLogStream)},
+		{"user deleted", "REMOVE", item("USER#"+id, "META", "user"), nil},
+	} {
+		rec := stream.Record{ID: "1", Old: tc.old, New: tc.new}
+		handled := consumer.Accepts(rec)
+		passes := false
+		for _, p := range patterns {
+			passes = passes || filterMatches(p, map[string]any{"eventName": tc.event, "dynamodb": map[string]any{"OldImage": typed(tc.old), "NewImage": typed(tc.new)}})
+		}
+		if handled != passes {
+			t.Errorf("%s: a handler takes it: %v; the filter lets it through: %v", tc.name, handled, passes)
+		}
+	}
+}
+
+// typed writes an item's string attributes as a stream image does ({"S": value}).
+func typed(it store.Item) map[string]any {
+	if it == nil {
+		return nil
+	}
+	out := map[string]any{}
+	for k, v := range it {
+		if s, ok := v.(string); ok {
+			out[k] = map[string]any{"S": s}
+		}
+	}
+	return out
+}
+
+// filterMatches applies the subset of the event filter syntax the template uses: nested
+// objects whose leaves are lists of accepted strings.
+func filterMatches(pattern, event map[string]any) bool {
+	for k, want := range pattern {
+		got, ok := event[k]
+		if !ok {
+			return false
+		}
+		switch w := want.(type) {
+		case map[string]any:
+			g, ok := got.(map[string]any)
+			if !ok || !filterMatches(w, g) {
+				return false
+			}
+		case []any:
+			found := false
+			for _, v := range w {
+				found = found || v == got
+			}
+			if !found {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
