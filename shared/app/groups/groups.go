@@ -75,7 +75,9 @@ func Integrations(rt *httpapi.Router, d app.Deps) {
 }
 
 // Datasets serves datasets, their content and sharing.
-func Datasets(rt *httpapi.Router, d app.Deps) { datasets.Register(rt, datasets.Deps{Deps: d.Base(), Payloads: d.Payloads}) }
+func Datasets(rt *httpapi.Router, d app.Deps) {
+	datasets.Register(rt, datasets.Deps{Deps: d.Base(), Payloads: d.Payloads})
+}
 
 // Scorers serves scorers and their versions.
 func Scorers(rt *httpapi.Router, d app.Deps) { scorers.Register(rt, scorers.Deps{Deps: d.Base()}) }
