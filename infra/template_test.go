@@ -36,7 +36,7 @@ const (
 var (
 	commonEnv   = []string{"TABLE_NAME", "SECRETS_PREFIX", "JWT_SECRET_ARN", "API_KEY_PEPPER_ARN", "LOG_LEVEL"}
 	functionEnv = map[string][]string{"IdentityFunction": {"ACCESS_TOKEN_TTL", "REFRESH_TOKEN_TTL"},
-		"TracesFunction": {"PAYLOAD_BUCKET"}, "DatasetsFunction": {"PAYLOAD_BUCKET"}}
+		"TracesFunction": {"PAYLOAD_BUCKET"}, "DatasetsFunction": {"PAYLOAD_BUCKET"}, "StreamFunction": {"PAYLOAD_BUCKET"}}
 )
 
 // The item-level DynamoDB actions a request handler has on the table (transactions are

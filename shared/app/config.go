@@ -39,6 +39,10 @@ type Config struct {
 	PayloadBucket string
 	S3Endpoint    string
 
+	// ResponseLimit is the most bytes an answer may carry: a Lambda function's synchronous
+	// answer through API Gateway holds 6 MB; the local host has no limit (0).
+	ResponseLimit int64
+
 	LogLevel        slog.Level    // LOG_LEVEL: DEBUG, INFO, WARN or ERROR
 	AccessTokenTTL  time.Duration // ACCESS_TOKEN_TTL: a Go duration or seconds
 	RefreshTokenTTL time.Duration // REFRESH_TOKEN_TTL: a Go duration or seconds
@@ -57,6 +61,10 @@ const (
 )
 
 // JWTSecretName is the name, under the secrets prefix, of the signing secret that the
+// LambdaResponseLimit is a Lambda answer's size limit (6 MB) less room for its headers and
+// the proxy's envelope.
+const LambdaResponseLimit = 6_000_000 - 64<<10
+
 // local host creates on first start (the stack creates it in the cloud).
 const JWTSecretName = "jwt-signing-key"
 
@@ -75,6 +83,9 @@ func ReadConfig(host Host, getenv func(string) string) (Config, error) {
 		S3Endpoint:             strings.TrimSpace(getenv("S3_ENDPOINT")),
 	}
 	var problems []string
+	if host != Local {
+		c.ResponseLimit = LambdaResponseLimit
+	}
 	if host == Local {
 		c.TableName = or(c.TableName, DefaultLocalTable)
 		c.SecretsPrefix = or(c.SecretsPrefix, DefaultLocalPrefix)

@@ -4,7 +4,9 @@
 // does not grow with what it held; the table's stream then reports every removal, and this
 // worker deletes the rest in batches: a dataset's rows, row ids and collaborators; a
 // project's log streams, experiments, names and signals configurations; a run's traces,
-// roll-ups and summaries (the removal of each run of a deleted project is itself reported).
+// roll-ups and summaries (the removal of each run of a deleted project is itself reported);
+// a trace's spans and the large contents of both (the removal of each trace of a purged
+// run is itself reported).
 //
 // The Worker is a handler of the stream consumer (shared/stream), which runs it in the cloud
 // (functions/stream) and in the local host. Purging is idempotent: a record delivered
@@ -16,6 +18,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/evalobs/evalapi/shared/payload"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/stream"
 )
@@ -26,11 +29,14 @@ type job struct {
 	run      func(ctx context.Context, t store.Table) (int, error)
 }
 
-// jobOf returns the purge r asks for: r reports the removal of a dataset, a project or a
-// run.
-func jobOf(r stream.Record) (job, bool) {
+// jobOf returns the purge r asks for: r reports the removal of a dataset, a project, a run
+// or a trace.
+func (w *Worker) jobOf(r stream.Record) (job, bool) {
 	if r.New != nil {
 		return job{}, false
+	}
+	if id, ok := store.DeletedTraceID(r.Old); ok {
+		return job{"trace", id, func(ctx context.Context, t store.Table) (int, error) { return w.purgeTrace(ctx, id, r.Old) }}, true
 	}
 	if id, ok := store.DeletedDatasetID(r.Old); ok {
 		return job{"dataset", id, func(ctx context.Context, t store.Table) (int, error) { return store.PurgeDataset(ctx, t, id) }}, true
@@ -46,14 +52,47 @@ func jobOf(r stream.Record) (job, bool) {
 
 // Accepts says whether r reports the deletion of something to purge.
 func (w *Worker) Accepts(r stream.Record) bool {
-	_, ok := jobOf(r)
+	_, ok := w.jobOf(r)
 	return ok
 }
 
-// Worker purges deleted datasets, projects and runs.
+// Worker purges deleted datasets, projects, runs and traces.
 type Worker struct {
-	table store.Table
-	log   *slog.Logger
+	table    store.Table
+	log      *slog.Logger
+	payloads payload.Store
+}
+
+// WithPayloads makes the worker delete the large contents of deleted traces and spans
+// from ps too (without, they stay).
+func (w *Worker) WithPayloads(ps payload.Store) *Worker {
+	w.payloads = ps
+	return w
+}
+
+// purgeTrace deletes the spans of a deleted trace and the payloads of both; old is the
+// trace's last image.
+func (w *Worker) purgeTrace(ctx context.Context, id string, old store.Item) (int, error) {
+	drop := func(it store.Item) error {
+		if w.payloads == nil {
+			return nil
+		}
+		c, err := store.RecordContentOf(it)
+		if err != nil {
+			return err
+		}
+		for _, k := range payload.Pointers(c) {
+			if err := w.payloads.Delete(ctx, k); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	n, err := store.PurgeTraceSpans(ctx, w.table, id, drop)
+	if err != nil {
+		return n, err
+	}
+	return n, drop(old)
 }
 
 // New returns a worker on table that logs to log (discarded when nil).
@@ -76,7 +115,7 @@ func (w *Worker) Handle(ctx context.Context, records []stream.Record) []string {
 	slots := make(chan struct{}, parallelPurges)
 	var wg sync.WaitGroup
 	for i, r := range records {
-		j, ok := jobOf(r)
+		j, ok := w.jobOf(r)
 		if !ok {
 			continue
 		}

@@ -111,3 +111,20 @@ func LogSessionByExternalID(ctx context.Context, t Table, runID, externalID stri
 	var s LogSession
 	return s, DecodeLogSession(p.Items[0], &s)
 }
+
+// DeleteLogSession deletes the session of item it and takes it off the run's count, in one
+// transaction on the condition that the item is still there: a repeated delete counts once.
+// Its claim (the id taken in the run) stays, so that a retried log of the session does not
+// bring it back.
+func DeleteLogSession(ctx context.Context, t Table, it Item, now time.Time) error {
+	runID, _ := it["run_id"].(string)
+	err := t.Transact(ctx, []Op{DeleteOp(it.Key(), Exists()),
+		UpdateOp(RunSummaryUpdate(runID, RunSummary{RunID: runID, NumSessions: -1}, now))})
+	if errors.Is(err, ErrConditionFailed) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("delete session %v: %w", it.Key(), err)
+	}
+	return nil
+}

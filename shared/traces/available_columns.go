@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 
 	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/base"
@@ -45,8 +46,24 @@ func readColumnsRun(errs *validate.Errors, raw any, present bool) runRef {
 
 // availableColumns is operation 11: POST /v2/projects/{project_id}/traces/available_columns.
 // It answers the standard columns, then one metric column per scorer of the run's settings,
-// each marked is_empty unless the run's column summary says it holds a value.
+// each marked is_empty unless the run's column summary says it holds a value. With kinds
+// (spans/available_columns, sessions/available_columns) it answers the columns that apply
+// to one of those record types only.
 func (h *handlers) availableColumns(w http.ResponseWriter, r *http.Request) error {
+	return h.columnsOf(w, r, nil)
+}
+
+// spanColumns is POST spans/available_columns: the columns of some span type.
+func (h *handlers) spanColumns(w http.ResponseWriter, r *http.Request) error {
+	return h.columnsOf(w, r, columns.Span)
+}
+
+// sessionColumns is POST sessions/available_columns: the columns of sessions.
+func (h *handlers) sessionColumns(w http.ResponseWriter, r *http.Request) error {
+	return h.columnsOf(w, r, []string{columns.TypeSession})
+}
+
+func (h *handlers) columnsOf(w http.ResponseWriter, r *http.Request, kinds []string) error {
 	raw, present, err := httpapi.DecodeBody(r, 0)
 	if err != nil {
 		return err
@@ -70,7 +87,13 @@ func (h *handlers) availableColumns(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	httpapi.WriteJSON(w, http.StatusOK, columnsResponse{Columns: columns.ForSettings(settings).WithEmptiness(filled)})
+	cols := columns.ForSettings(settings).WithEmptiness(filled)
+	if kinds != nil {
+		cols = slices.DeleteFunc(cols, func(c columns.Column) bool {
+			return !slices.ContainsFunc(c.ApplicableTypes, func(t string) bool { return slices.Contains(kinds, t) })
+		})
+	}
+	httpapi.WriteJSON(w, http.StatusOK, columnsResponse{Columns: cols})
 	return nil
 }
 

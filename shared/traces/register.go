@@ -26,6 +26,12 @@ type Deps struct {
 	base.Deps
 	// ScanBound is the most traces a search may scan; zero is DefaultScanBound.
 	ScanBound int64
+	// RecordScanBound is the most records a record query may read; zero is
+	// DefaultRecordScanBound.
+	RecordScanBound int64
+	// ExportLimit, when not zero, holds an export in memory up to that many bytes and
+	// refuses a larger one with 413 (a Lambda's answer is buffered and capped).
+	ExportLimit int64
 	// Payloads keeps contents above PayloadThreshold; nil is memory (tests).
 	Payloads payload.Store
 }
@@ -35,6 +41,9 @@ func Register(rt *httpapi.Router, d Deps) {
 	d.Deps = d.Deps.WithDefaults("traces")
 	if d.ScanBound == 0 {
 		d.ScanBound = DefaultScanBound
+	}
+	if d.RecordScanBound == 0 {
+		d.RecordScanBound = DefaultRecordScanBound
 	}
 	if d.Payloads == nil {
 		d.Payloads = payload.NewMemory()
@@ -49,6 +58,17 @@ func Register(rt *httpapi.Router, d Deps) {
 	rt.Handle("POST /v2/projects/{project_id}/sessions", h.createSession, d.Authenticate)
 	rt.Handle("GET /v2/projects/{project_id}/sessions/{session_id}", h.getSession, d.Authenticate)
 	rt.Handle("POST /v2/projects/{project_id}/traces/available_columns", h.availableColumns, d.Authenticate)
+	rt.Handle("POST /v2/projects/{project_id}/spans/available_columns", h.spanColumns, d.Authenticate)
+	rt.Handle("POST /v2/projects/{project_id}/sessions/available_columns", h.sessionColumns, d.Authenticate)
+	rt.Handle("POST /v2/projects/{project_id}/traces/search", h.searchTraces, d.Authenticate)
+	rt.Handle("POST /v2/projects/{project_id}/spans/search", h.searchSpans, d.Authenticate)
+	rt.Handle("POST /v2/projects/{project_id}/sessions/search", h.searchSessions, d.Authenticate)
+	rt.Handle("POST /v2/projects/{project_id}/traces/count", h.countTraces, d.Authenticate)
+	rt.Handle("POST /v2/projects/{project_id}/spans/count", h.countSpans, d.Authenticate)
+	rt.Handle("POST /v2/projects/{project_id}/sessions/count", h.countSessions, d.Authenticate)
+	rt.Handle("POST /v2/projects/{project_id}/export_records", h.exportRecords, d.Authenticate)
+	rt.Handle("POST /v2/projects/{project_id}/traces/delete", h.deleteTraces, d.Authenticate)
+	rt.Handle("POST /v2/projects/{project_id}/sessions/delete", h.deleteSessions, d.Authenticate)
 	rt.Handle("POST /v2/projects/{project_id}/metrics/search", h.search, d.Authenticate)
 }
 

@@ -88,7 +88,7 @@ func Projects(rt *httpapi.Router, d app.Deps) { projects.Register(rt, projects.D
 // Traces serves the observability family: trace ingestion, the trace column catalog and
 // the metrics search.
 func Traces(rt *httpapi.Router, d app.Deps) {
-	traces.Register(rt, traces.Deps{Deps: d.Base(), Payloads: d.Payloads})
+	traces.Register(rt, traces.Deps{Deps: d.Base(), Payloads: d.Payloads, ExportLimit: d.Config.ResponseLimit})
 }
 
 // Experiments serves the experiments of a project.

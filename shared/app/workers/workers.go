@@ -12,5 +12,5 @@ import (
 
 // Stream is the consumer of the table's stream with every handler the service runs on it.
 func Stream(d app.Deps) *stream.Consumer {
-	return stream.NewConsumer(d.Log, purge.New(d.Table, d.Log))
+	return stream.NewConsumer(d.Log, purge.New(d.Table, d.Log).WithPayloads(d.Payloads))
 }

@@ -1,0 +1,215 @@
+package traces
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/evalobs/evalapi/shared/columns"
+	"github.com/evalobs/evalapi/shared/httpapi"
+	"github.com/evalobs/evalapi/shared/store"
+	"github.com/evalobs/evalapi/shared/validate"
+)
+
+// POST traces/search, spans/search, sessions/search and their counts: the client's
+// LogRecordsQueryRequest and LogRecordsQueryCountRequest.
+
+// recordsPage is the client's LogRecordsQueryResponse.
+type recordsPage struct {
+	StartingToken     int          `json:"starting_token"`
+	Limit             int          `json:"limit"`
+	Paginated         bool         `json:"paginated"`
+	NextStartingToken *int         `json:"next_starting_token"`
+	LastRowID         *string      `json:"last_row_id"`
+	Records           []*recordOut `json:"records"`
+}
+
+// countResponse is the client's LogRecordsQueryCountResponse.
+type countResponse struct {
+	TotalCount int64 `json:"total_count"`
+}
+
+// queried is a record query read, its run found and its columns checked.
+type queried struct {
+	q   recordQuery
+	run store.Run
+	cat *columns.Catalog
+}
+
+// readQueried decodes, validates and authorizes a record query of part.
+func (h *handlers) readQueried(r *http.Request, part queryPart) (queried, error) {
+	raw, present, err := httpapi.DecodeBody(r, 0)
+	if err != nil {
+		return queried{}, err
+	}
+	errs := validate.New()
+	projectID, _ := errs.Path("project_id", r.PathValue("project_id")).UUID(4)
+	q, _, _ := readRecordQuery(errs, raw, present, part)
+	if err := errs.Err(); err != nil {
+		return queried{}, err
+	}
+	return h.authorizeQuery(r, projectID, q)
+}
+
+// checkRecordColumns checks that every filter names a filterable column of its kind and
+// the sort a sortable column, of the run's catalog.
+func checkRecordColumns(cat *columns.Catalog, q recordQuery) error {
+	errs := validate.New()
+	for i, f := range q.filters {
+		if !columnAccepts(cat, f) {
+			errs.Add(validate.ValueError([]any{"body", "filters", i, f.kind, "column_id"}, f.column,
+				fmt.Sprintf("column %q is not a filterable column of filter_type %s", f.column, f.kind)))
+		}
+	}
+	q.tree.leaves(func(f *filter) {
+		if !columnAccepts(cat, f) {
+			errs.Add(validate.ValueError([]any{"body", "filter_tree"}, f.column,
+				fmt.Sprintf("column %q is not a filterable column of filter_type %s", f.column, f.kind)))
+		}
+	})
+	if q.sortCol != "" {
+		if col, ok := cat.Lookup(q.sortCol); !ok || !col.Sortable {
+			errs.Add(validate.ValueError([]any{"body", "sort", "column_id"}, q.sortCol,
+				fmt.Sprintf("column %q is not a sortable column of the run", q.sortCol)))
+		}
+	}
+	return errs.Err()
+}
+
+func (h *handlers) searchTraces(w http.ResponseWriter, r *http.Request) error {
+	return h.searchRecords(w, r, store.EntityTrace)
+}
+
+func (h *handlers) searchSpans(w http.ResponseWriter, r *http.Request) error {
+	return h.searchRecords(w, r, store.EntitySpan)
+}
+
+func (h *handlers) searchSessions(w http.ResponseWriter, r *http.Request) error {
+	return h.searchRecords(w, r, store.EntityLogSession)
+}
+
+func (h *handlers) countTraces(w http.ResponseWriter, r *http.Request) error {
+	return h.countRecords(w, r, store.EntityTrace)
+}
+
+func (h *handlers) countSpans(w http.ResponseWriter, r *http.Request) error {
+	return h.countRecords(w, r, store.EntitySpan)
+}
+
+func (h *handlers) countSessions(w http.ResponseWriter, r *http.Request) error {
+	return h.countRecords(w, r, store.EntityLogSession)
+}
+
+// searchRecords answers POST <kind>/search for records of entity.
+func (h *handlers) searchRecords(w http.ResponseWriter, r *http.Request, entity string) error {
+	qd, err := h.readQueried(r, partPage)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	var after store.Item
+	if qd.q.after != "" && (qd.q.sortCol == "" || qd.q.sortCol == "created_at") {
+		if after, err = h.recordOfRun(ctx, qd.run, entity, qd.q.after); err != nil {
+			return err
+		}
+	}
+	e := newEngine(h.Table, h.Payloads, h.RecordScanBound, entity, qd.run.ID, qd.q)
+	p, err := e.search(ctx, qd.cat, after)
+	if errors.Is(err, errRecordBound) {
+		return errRecordsTooWide(qd.q.raw, h.RecordScanBound)
+	}
+	if err != nil {
+		return err
+	}
+	out, err := h.pageOut(ctx, qd.q, p)
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// recordOfRun reads the item of record id, which must be a record of entity in run.
+func (h *handlers) recordOfRun(ctx context.Context, run store.Run, entity, id string) (store.Item, error) {
+	it, err := store.RecordItem(ctx, h.Table, run.OrgID, id)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && (it[store.AttrEntity] != entity || it["run_id"] != run.ID)) {
+		return nil, errNotInQuery
+	}
+	return it, err
+}
+
+// pageOut answers a page: contents read, texts cut when asked, counts added when asked.
+func (h *handlers) pageOut(ctx context.Context, q recordQuery, p page) (recordsPage, error) {
+	out := recordsPage{StartingToken: q.offset, Limit: q.limit, Paginated: p.paginated, Records: make([]*recordOut, len(p.rows))}
+	for i, r := range p.rows {
+		if err := r.loadContent(ctx, h.Payloads); err != nil {
+			return out, err
+		}
+		out.Records[i] = r.out()
+		if q.truncate {
+			truncateRecord(out.Records[i])
+		}
+	}
+	if q.counts {
+		if err := h.addSessionCounts(ctx, p.rows, out.Records); err != nil {
+			return out, err
+		}
+	}
+	if n := len(p.rows); n > 0 {
+		id := p.rows[n-1].id()
+		out.LastRowID = &id
+	}
+	if p.paginated {
+		next := q.offset + len(p.rows)
+		out.NextStartingToken = &next
+	}
+	return out, nil
+}
+
+// addSessionCounts sets num_traces on the sessions of a page (one query each, at once).
+func (h *handlers) addSessionCounts(ctx context.Context, rows []*row, outs []*recordOut) error {
+	var wg sync.WaitGroup
+	errs := make([]error, len(rows))
+	for i, r := range rows {
+		if r.se == nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n, err := store.CountSessionTraces(ctx, h.Table, r.se.ID)
+			outs[i].NumTraces, errs[i] = &n, err
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// countRecords answers POST <kind>/count. Without filters the run's summary answers at once.
+func (h *handlers) countRecords(w http.ResponseWriter, r *http.Request, entity string) error {
+	qd, err := h.readQueried(r, partFilters)
+	if err != nil {
+		return err
+	}
+	var n int64
+	if qd.q.unfiltered() {
+		sums, err := store.GetRunSummaries(r.Context(), h.Table, []string{qd.run.ID})
+		if err != nil {
+			return err
+		}
+		s := sums[qd.run.ID]
+		n = map[string]int64{store.EntityTrace: s.NumTraces, store.EntitySpan: s.NumSpans, store.EntityLogSession: s.NumSessions}[entity]
+	} else {
+		n, err = newEngine(h.Table, h.Payloads, h.RecordScanBound, entity, qd.run.ID, qd.q).count(r.Context())
+		if errors.Is(err, errRecordBound) {
+			return errRecordsTooWide(qd.q.raw, h.RecordScanBound)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	httpapi.WriteJSON(w, http.StatusOK, countResponse{TotalCount: n})
+	return nil
+}
