@@ -304,6 +304,41 @@ var matrix = map[string]entry{
 		func(a, b *tenant) req { return req{"/v2/projects/" + b.ProjectID + "/sessions/" + b.SessionID, ""} },
 		func(a, b *tenant) req { return req{"/v2/projects/" + a.ProjectID + "/sessions/" + b.SessionID, ""} },
 	)},
+	"POST /v2/projects/{project_id}/traces/search":              recordQuery("traces/search", ""),
+	"POST /v2/projects/{project_id}/spans/search":               recordQuery("spans/search", ""),
+	"POST /v2/projects/{project_id}/sessions/search":            recordQuery("sessions/search", ""),
+	"POST /v2/projects/{project_id}/traces/count":               recordQuery("traces/count", ""),
+	"POST /v2/projects/{project_id}/spans/count":                recordQuery("spans/count", ""),
+	"POST /v2/projects/{project_id}/sessions/count":             recordQuery("sessions/count", ""),
+	"POST /v2/projects/{project_id}/spans/available_columns":    recordQuery("spans/available_columns", ""),
+	"POST /v2/projects/{project_id}/sessions/available_columns": recordQuery("sessions/available_columns", ""),
+	"POST /v2/projects/{project_id}/export_records":             recordQuery("export_records", `,"root_type":"trace"`),
+	"POST /v2/projects/{project_id}/traces/delete": {
+		cross: x(
+			func(a, b *tenant) req {
+				return req{"/v2/projects/" + b.ProjectID + "/traces/delete", deleteBody(b.LogStreamID, b.TraceID)}
+			},
+			func(a, b *tenant) req {
+				return req{"/v2/projects/" + a.ProjectID + "/traces/delete", deleteBody(b.LogStreamID, b.TraceID)}
+			},
+		),
+		write: func(a *tenant) req {
+			return req{"/v2/projects/" + a.ProjectID + "/traces/delete", deleteBody(a.LogStreamID, a.TraceID)}
+		},
+	},
+	"POST /v2/projects/{project_id}/sessions/delete": {
+		cross: x(
+			func(a, b *tenant) req {
+				return req{"/v2/projects/" + b.ProjectID + "/sessions/delete", deleteBody(b.LogStreamID, b.SessionID)}
+			},
+			func(a, b *tenant) req {
+				return req{"/v2/projects/" + a.ProjectID + "/sessions/delete", deleteBody(b.LogStreamID, b.SessionID)}
+			},
+		),
+		write: func(a *tenant) req {
+			return req{"/v2/projects/" + a.ProjectID + "/sessions/delete", deleteBody(a.LogStreamID, a.SessionID)}
+		},
+	},
 	"GET /v2/projects/{project_id}/experiments": {cross: x(func(a, b *tenant) req { return req{"/v2/projects/" + b.ProjectID + "/experiments", ""} })},
 	"POST /v2/projects/{project_id}/experiments": {
 		cross: x(func(a, b *tenant) req { return req{"/v2/projects/" + b.ProjectID + "/experiments", `{"name":"x"}`} }),
@@ -359,6 +394,24 @@ func logStream(projectID, logStreamID string) string {
 func metricSettings(projectID, logStreamID string) string {
 	return "/v2/projects/" + projectID + "/log_streams/" + logStreamID + "/metric_settings"
 }
+
+// recordQuery probes a record query of B's log stream, in B's project and in A's; extra
+// ends the body.
+func recordQuery(path, extra string) entry {
+	body := func(ls string) string { return fmt.Sprintf(`{"log_stream_id":%q%s}`, ls, extra) }
+	return entry{
+		cross: x(
+			func(a, b *tenant) req { return req{"/v2/projects/" + b.ProjectID + "/" + path, body(b.LogStreamID)} },
+			func(a, b *tenant) req { return req{"/v2/projects/" + a.ProjectID + "/" + path, body(b.LogStreamID)} },
+		),
+		note: "a query: writes nothing",
+	}
+}
+
+func deleteBody(logStreamID, id string) string {
+	return fmt.Sprintf(`{"log_stream_id":%q,"filters":[{"type":"id","column_id":"id","value":%q}]}`, logStreamID, id)
+}
+
 func signals(projectID, runID string) string {
 	return "/v2/projects/" + projectID + "/runs/" + runID + "/signals/configuration"
 }

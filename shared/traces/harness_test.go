@@ -34,10 +34,16 @@ type harness struct {
 
 func newHarness(t *testing.T, bound int64) *harness {
 	t.Helper()
-	tbl := testenv.Embedded(t)
+	return newHarnessOn(t, testenv.Embedded(t), Deps{ScanBound: bound})
+}
+
+// newHarnessOn is newHarness on table tbl with the group's settings d (its base filled in).
+func newHarnessOn(t *testing.T, tbl store.Table, d Deps) *harness {
+	t.Helper()
 	env := authtest.New(t, tbl, auth.Config{})
 	rt := httpapi.NewRouter(slog.New(slog.DiscardHandler))
-	Register(rt, Deps{Deps: base.Deps{Table: tbl, Authenticate: env.Service.Authenticate, Now: func() time.Time { return testNow }}, ScanBound: bound})
+	d.Deps = base.Deps{Table: tbl, Authenticate: env.Service.Authenticate, Now: func() time.Time { return testNow }}
+	Register(rt, d)
 	h := &harness{t: t, tbl: tbl, rt: rt, v: apitest.Validator(t), org: env.Org(t), other: env.Org(t)}
 	if err := SeedExample(t.Context(), tbl, h.org.ID, h.org.Admin.UserID, testNow); err != nil {
 		t.Fatal(err)

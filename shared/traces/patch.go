@@ -264,6 +264,7 @@ func (h *handlers) patchSpan(w http.ResponseWriter, r *http.Request) error {
 		}
 		doc, _ := it["doc"].(string)
 		p.applyTo(&sp.RecordContent, &sp.StatusCode, &sp.Tags, &sp.Usage, &sp.Metrics, &sp.Metadata, &sp.Name)
+		normalizeContent(sp.Type, &sp.RecordContent)
 		if p.isComplete != nil {
 			sp.IsComplete = *p.isComplete
 		}

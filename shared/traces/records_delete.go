@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
@@ -47,6 +48,9 @@ func (h *handlers) deleteRecords(w http.ResponseWriter, r *http.Request, entity 
 	}
 	if qd.q.unfiltered() {
 		return errDeleteNeedsFilter
+	}
+	if err := auth.RequireWrite(r.Context()); err != nil {
+		return err
 	}
 	ctx := r.Context()
 	var rows []*row

@@ -287,6 +287,7 @@ func readSpan(v validate.Value, tr store.Trace, parentID string, depth int64) (s
 		FinishReason: optStr(o, "finish_reason"), ToolCallID: optStr(o, "tool_call_id"),
 		AgentType: optStr(o, "agent_type"), AgentName: optStr(o, "agent_name")}
 	sp.Type, _ = o.Get("type").Required().Enum(spanTypes...)
+	normalizeContent(sp.Type, &sp.RecordContent)
 	if p := optUUID(o, "parent_id"); p != nil {
 		sp.ParentID = *p
 	}
