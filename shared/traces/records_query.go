@@ -126,7 +126,7 @@ func (e *engine) search(ctx context.Context, cat *columns.Catalog, after store.I
 	if e.q.sortCol == "" || e.q.sortCol == "created_at" {
 		return e.timePage(ctx, after)
 	}
-	col, _ := cat.Lookup(e.q.sortCol)
+	col, _ := recordColumn(cat, e.q.sortCol)
 	return e.sortedPage(ctx, col)
 }
 

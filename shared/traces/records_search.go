@@ -53,24 +53,50 @@ func (h *handlers) readQueried(r *http.Request, part queryPart) (queried, error)
 	return h.authorizeQuery(r, projectID, q)
 }
 
+// usageColumns are the usage values a record query may also filter (number) and sort on,
+// beside the catalog: the latency, tokens and cost every record carries.
+var usageColumns = map[string]columns.Column{
+	"latency_ms":   {ID: "latency_ms", DataType: columns.DataFloatingPoint, FilterType: columns.FilterNumber, Filterable: true, Sortable: true},
+	"total_tokens": {ID: "total_tokens", DataType: columns.DataInteger, FilterType: columns.FilterNumber, Filterable: true, Sortable: true},
+	"total_cost":   {ID: "total_cost", DataType: columns.DataFloatingPoint, FilterType: columns.FilterNumber, Filterable: true, Sortable: true},
+}
+
+// recordColumn finds a column of a record query: the run's catalog, then the usage columns.
+func recordColumn(cat *columns.Catalog, id string) (columns.Column, bool) {
+	if c, ok := cat.Lookup(id); ok {
+		return c, true
+	}
+	c, ok := usageColumns[id]
+	return c, ok
+}
+
+// recordFilterAccepted says whether f may name its column in a record query.
+func recordFilterAccepted(cat *columns.Catalog, f *filter) bool {
+	if columnAccepts(cat, f) {
+		return true
+	}
+	c, ok := usageColumns[f.column]
+	return ok && c.Accepts(columns.FilterType(f.kind))
+}
+
 // checkRecordColumns checks that every filter names a filterable column of its kind and
-// the sort a sortable column, of the run's catalog.
+// the sort a sortable column, of the run's catalog or the usage columns.
 func checkRecordColumns(cat *columns.Catalog, q recordQuery) error {
 	errs := validate.New()
 	for i, f := range q.filters {
-		if !columnAccepts(cat, f) {
+		if !recordFilterAccepted(cat, f) {
 			errs.Add(validate.ValueError([]any{"body", "filters", i, f.kind, "column_id"}, f.column,
 				fmt.Sprintf("column %q is not a filterable column of filter_type %s", f.column, f.kind)))
 		}
 	}
 	q.tree.leaves(func(f *filter) {
-		if !columnAccepts(cat, f) {
+		if !recordFilterAccepted(cat, f) {
 			errs.Add(validate.ValueError([]any{"body", "filter_tree"}, f.column,
 				fmt.Sprintf("column %q is not a filterable column of filter_type %s", f.column, f.kind)))
 		}
 	})
 	if q.sortCol != "" {
-		if col, ok := cat.Lookup(q.sortCol); !ok || !col.Sortable {
+		if col, ok := recordColumn(cat, q.sortCol); !ok || !col.Sortable {
 			errs.Add(validate.ValueError([]any{"body", "sort", "column_id"}, q.sortCol,
 				fmt.Sprintf("column %q is not a sortable column of the run", q.sortCol)))
 		}
