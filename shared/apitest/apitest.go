@@ -66,7 +66,7 @@ func Validator(t testing.TB) *V {
 
 // Text bodies the document declares besides JSON: read as a string, like text/plain.
 func init() {
-	for _, ct := range []string{"text/html", "text/javascript"} {
+	for _, ct := range []string{"text/html", "text/javascript", "text/csv", "application/jsonl"} {
 		openapi3filter.RegisterBodyDecoder(ct, openapi3filter.PlainBodyDecoder)
 	}
 }

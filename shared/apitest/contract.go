@@ -43,7 +43,7 @@ type Contract struct {
 type ContractOp struct {
 	Client string `json:"client"` // the client's path
 	Status int    `json:"status"` // the only success status it accepts
-	Body   string `json:"body"`   // the type it parses the body with ("" for none)
+	Body   string `json:"body"`   // the type it parses the body with ("" for none, "raw" for bytes it keeps)
 }
 
 // ContractSchema is one of the client's response models.
@@ -86,6 +86,9 @@ func (c *Contract) CheckContract(op string, status int, body []byte) error {
 	}
 	if status != entry.Status {
 		return fmt.Errorf("client contract: %s answered %d, but the client (%s) accepts only %d", op, status, entry.Client, entry.Status)
+	}
+	if entry.Body == "raw" { // the client keeps the bytes (a file: an export)
+		return nil
 	}
 	if entry.Body == "" {
 		if len(body) != 0 {
