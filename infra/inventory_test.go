@@ -7,6 +7,7 @@ package infra_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-lambda-go/events"
 	"gopkg.in/yaml.v3"
 
 	"github.com/evalobs/evalapi/shared/app"
@@ -199,10 +201,13 @@ func readJSONFile(path string, v any) error {
 }
 
 // TestInventoryTwinsAnswer: every documented operation answers at its /v2 path and at the
-// unprefixed path the original's clients call, in every host: the local host (every group
-// on one router, as infra/local mounts them) and each group's Lambda function (its own
-// router, as functions/<group> and infra/invoke mount it). API Gateway's side is
-// TestTemplateRoutes, which routes both forms of every served route.
+// unprefixed path the original's clients call, in every host: API Gateway routes both forms
+// to the function that has the handler (its routes as template.yaml declares them, which
+// TestTemplateRoutes holds to the groups' roots); the local host (every group on one
+// router, as infra/local mounts them) and that function's Lambda handler (its group's
+// router behind the API Gateway v2 adapter, as functions/<group> starts it) both route the
+// form to the operation and answer it, unauthenticated, exactly as they answer the other
+// form: the same status and body, and not the router's 404 or 405.
 func TestInventoryTwinsAnswer(t *testing.T) {
 	d := apptest.Deps(t)
 	var all []app.Register
@@ -216,20 +221,62 @@ func TestInventoryTwinsAnswer(t *testing.T) {
 	}
 	served := handlerRoutes(t)
 	dirOf := makefileFunctions(t)
+	gateway := wantGatewayRoutes(t)
+	answers := 0
 	for _, op := range openapiRoutes(t) {
 		fn, ok := served[op]
 		if !ok {
 			continue // TestInventoryOpenAPIMatchesHandlers reports it
 		}
+		lambda := lambdas[dirOf[fn]]
+		var first string
 		for _, form := range []string{op, httpapi.Twin(op)} {
 			method, path, _ := strings.Cut(form, " ")
-			req := httptest.NewRequest(method, samplePath(path), nil)
+			path = samplePath(path)
+			gw := gatewayMatch(gateway, path)
+			if gw.fn != fn {
+				t.Errorf("API Gateway: %s %s goes to %q (route %s), want %s", method, path, gw.fn, gw.path, fn)
+			}
+			req := httptest.NewRequest(method, path, nil)
 			if got := local.Match(req); got != form {
 				t.Errorf("local host: %s reaches %q, want %s", form, got, form)
 			}
-			if got := lambdas[dirOf[fn]].Match(req); got != form {
+			if got := lambda.Match(req); got != form {
 				t.Errorf("%s: %s reaches %q, want %s", fn, form, got, form)
 			}
+			rec := httptest.NewRecorder()
+			local.ServeHTTP(rec, req)
+			resp, err := app.Proxy(lambda)(t.Context(), events.APIGatewayV2HTTPRequest{
+				Version: "2.0", RouteKey: gw.method + " " + gw.path, RawPath: path,
+				Headers: map[string]string{"host": "abcdef1234.execute-api.us-east-1.amazonaws.com"},
+				RequestContext: events.APIGatewayV2HTTPRequestContext{
+					RequestID: "inventory", Stage: "$default", RouteKey: gw.method + " " + gw.path,
+					HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{Method: method, Path: path, Protocol: "HTTP/1.1", SourceIP: "203.0.113.10"},
+				},
+			})
+			if err != nil {
+				t.Fatalf("%s: %s %s: %v", fn, method, path, err)
+			}
+			for host, got := range map[string]string{
+				"local host": fmt.Sprintf("%d %s", rec.Code, rec.Body.Bytes()),
+				fn:           fmt.Sprintf("%d %s", resp.StatusCode, resp.Body),
+			} {
+				answers++
+				switch {
+				case strings.HasPrefix(got, "404 ") || strings.HasPrefix(got, "405 "):
+					t.Errorf("%s: %s %s answers %.120s", host, method, path, got)
+				case first == "":
+					first = got
+					if testing.Verbose() {
+						t.Logf("%s: %.80s", op, got)
+					}
+				case got != first:
+					t.Errorf("%s: %s %s answers %.120s, but %s answers %.120s", host, method, path, got, op, first)
+				}
+			}
 		}
+	}
+	if answers < 4*len(served) {
+		t.Errorf("%d answers compared for %d operations", answers, len(served))
 	}
 }

@@ -119,8 +119,8 @@ func (w *world) snapshot(ctx context.Context) (*snapshot, error) {
 }
 
 // random matches the parts of keys and names that differ between two runs of one request:
-// ids, tokens, timestamps.
-var random = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[A-Za-z0-9_]{20,}|[0-9]+`)
+// ids (UUIDs, tokens, 16-character segment ids), timestamps.
+var random = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[A-Za-z0-9_]{16,}|[0-9]+`)
 
 func norm(s string) string { return random.ReplaceAllString(s, "*") }
 

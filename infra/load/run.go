@@ -25,7 +25,7 @@ type routeStats struct {
 	Route      string
 	Count      int
 	Unexpected int // a status outside the route's expectation, or no answer
-	Other      int // expected statuses other than 200 (409: contention)
+	Other      int // expected statuses other than 200 (409, 423: contention)
 	P50, P99   time.Duration
 }
 
@@ -148,7 +148,7 @@ func (r report) print(w io.Writer, cfg config) {
 	fmt.Fprintf(w, "%d requests, %d clients, %.2f s: %.0f requests/s, %d unexpected\n",
 		r.Requests, cfg.Clients, r.Elapsed.Seconds(), r.RPS(), r.Unexpected)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "route\tcount\tp50 ms\tp99 ms\t409\tunexpected\t")
+	fmt.Fprintln(tw, "route\tcount\tp50 ms\tp99 ms\tbusy\tunexpected\t")
 	for _, s := range r.Routes {
 		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%d\t%d\t\n", s.Route, s.Count,
 			float64(s.P50.Microseconds())/1000, float64(s.P99.Microseconds())/1000, s.Other, s.Unexpected)

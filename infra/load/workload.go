@@ -80,9 +80,11 @@ func (f *fixture) ops(c *client) []op {
 		return func(ctx context.Context, i int) (int, []byte, error) { return c.do(ctx, http.MethodGet, path, nil) }
 	}
 	ok := []int{http.StatusOK}
-	// 409: the dataset or scorer is being changed by a concurrent request ("retry shortly"):
-	// an answer of contention the client is told about, not a lost write.
+	// 409 (a scorer) or 423 (a dataset, as the original's clients expect): the record is
+	// being changed by a concurrent request ("retry shortly"): an answer of contention the
+	// client is told about, not a lost write.
 	okOrBusy := []int{http.StatusOK, http.StatusConflict}
+	okOrLocked := []int{http.StatusOK, http.StatusLocked}
 	ops := []op{
 		{route: "GET /v2/healthcheck", weight: 2, expect: ok, call: get("/v2/healthcheck")},
 		{route: "GET /v2/current_user", weight: 3, expect: ok, call: get("/v2/current_user")},
@@ -110,7 +112,7 @@ func (f *fixture) ops(c *client) []op {
 				f.mu.Unlock()
 				return nil
 			}},
-		{route: "POST /v2/datasets/{id}/content", weight: 2, expect: okOrBusy,
+		{route: "POST /v2/datasets/{id}/content", weight: 2, expect: okOrLocked,
 			call: func(ctx context.Context, i int) (int, []byte, error) {
 				return c.do(ctx, http.MethodPost, "/v2/datasets/"+f.appendID+"/content",
 					map[string]any{"rows": [][]any{{"append " + strconv.Itoa(i), "x"}}})

@@ -6,6 +6,7 @@
 #   4. make lint          gofmt, go vet, staticcheck
 #      go test ./...      unit, handler, conformance, event and end-to-end tests (compiled in
 #                         parallel, run one package at a time: they share the emulators)
+#      contractcover      every served operation's success held to the client contract
 #   5. template-check.sh  cfn-lint, sam validate, sam build (when that script exists)
 # Prints one timing line per step and stops at the first step that fails, exiting non-zero.
 # (Stopping is also what makes Ctrl-C work: go test handles SIGINT and exits 1, so bash sees
@@ -79,7 +80,16 @@ step lint make --no-print-directory lint || finish
 # meanwhile. The test binaries are compiled first, in parallel, so only the runs are serial.
 build_tests() { go test -count=1 "$@" -run '^$' ./... | { grep -v -e '^ok ' -e 'no test files' || true; }; }
 step "go test build" build_tests "$@" || finish
+# Every success a test checks against docs/openapi.yaml is also held to the original's client
+# contract and recorded here; after the whole suite, every served operation the client
+# parses must have been checked (a filtered run, with arguments, cannot prove that).
+export CLIENT_CONTRACT_RECORD_DIR="$EMULATORS_RUN_DIR/client-contract"
+rm -rf "$CLIENT_CONTRACT_RECORD_DIR"
 step "go test" go test -count=1 -p 1 "$@" ./... || finish
+if (($# == 0)); then
+	step "client contract" go run ./infra/contractcover -dir "$CLIENT_CONTRACT_RECORD_DIR" || finish
+fi
+unset CLIENT_CONTRACT_RECORD_DIR
 # Every event once through BenchmarkEvents (first-run status checked), so `make bench` cannot rot.
 step bench go test -count=1 -run '^$' -bench BenchmarkEvents -benchtime 1x ./infra/invoke/ || finish
 # Each go fuzz target briefly past its seed corpus (which go test ran above): FUZZTIME each,

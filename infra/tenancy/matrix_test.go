@@ -111,6 +111,36 @@ var matrix = map[string]entry{
 		),
 		write: func(a *tenant) req { return req{content(a), edit(a.RowID)} },
 	},
+	"GET /v2/datasets":              {note: listsOwn},
+	"POST /v2/datasets/query":       {note: listsOwn + "; a query: writes nothing"},
+	"GET /v2/datasets/{dataset_id}": {cross: x(func(a, b *tenant) req { return req{"/v2/datasets/" + b.DatasetID, ""} })},
+	"PATCH /v2/datasets/{dataset_id}": {
+		cross: x(func(a, b *tenant) req { return req{"/v2/datasets/" + b.DatasetID, `{"name":"taken"}`} }),
+		write: func(a *tenant) req { return req{"/v2/datasets/" + a.DatasetID, `{"name":"ro-renamed"}`} },
+	},
+	"DELETE /v2/datasets/{dataset_id}": {
+		cross: x(func(a, b *tenant) req { return req{"/v2/datasets/" + b.DatasetID, ""} }),
+		write: func(a *tenant) req { return req{"/v2/datasets/" + a.DatasetID, ""} },
+	},
+	"PUT /v2/datasets/{dataset_id}/content": {
+		cross: x(
+			func(a, b *tenant) req { return req{content(b), `{"rollback_version":1}`} },
+			func(a, b *tenant) req { return req{content(a), fmt.Sprintf(`{"dataset_id":%q}`, b.DatasetID)} },
+		),
+		write: func(a *tenant) req { return req{content(a), `{"rollback_version":1}`} },
+	},
+	"GET /v2/datasets/{dataset_id}/versions": {cross: x(func(a, b *tenant) req { return req{"/v2/datasets/" + b.DatasetID + "/versions", ""} })},
+	"POST /v2/datasets/{dataset_id}/versions/query": {
+		cross: x(func(a, b *tenant) req { return req{"/v2/datasets/" + b.DatasetID + "/versions/query", `{}`} }),
+		note:  "a query: writes nothing",
+	},
+	"PATCH /v2/datasets/{dataset_id}/versions/{version_index}": {
+		cross: x(func(a, b *tenant) req { return req{"/v2/datasets/" + b.DatasetID + "/versions/1", `{"name":"x"}`} }),
+		write: func(a *tenant) req { return req{"/v2/datasets/" + a.DatasetID + "/versions/1", `{"name":"ro"}`} },
+	},
+	"GET /v2/datasets/{dataset_id}/versions/{version_index}/content": {
+		cross: x(func(a, b *tenant) req { return req{"/v2/datasets/" + b.DatasetID + "/versions/1/content", ""} }),
+	},
 	"GET /v2/datasets/{dataset_id}/groups": {cross: x(func(a, b *tenant) req { return req{"/v2/datasets/" + b.DatasetID + "/groups", ""} })},
 	"POST /v2/datasets/{dataset_id}/groups": {
 		cross: x(
@@ -583,6 +613,7 @@ func TestListsShowOnlyTheCallersOrganization(t *testing.T) {
 		{"GET", "/v2/projects?project_name=project-" + w.b.name, ""},
 		{"GET", "/v2/projects/" + w.a.ProjectID + "/log_streams", ""},
 		{"POST", "/v2/scorers/list", `{}`},
+		{"GET", "/datasets", ""}, {"POST", "/v2/datasets/query", `{}`},
 		{"POST", "/v2/projects/" + w.a.ProjectID + "/log_streams/search", `{}`},
 	} {
 		code, body := w.do(w.a.Admin, r.method, r.path, r.body)
@@ -590,7 +621,7 @@ func TestListsShowOnlyTheCallersOrganization(t *testing.T) {
 			t.Errorf("%s %s: %d %s", r.method, r.path, code, body)
 		}
 		for _, id := range []string{w.b.ID, w.b.Admin.UserID, w.b.APIKeyID, w.b.GroupID, w.b.ExperimentID, w.b.UserID,
-			w.b.ProjectID, w.b.LogStreamID, w.b.ScorerID} {
+			w.b.ProjectID, w.b.LogStreamID, w.b.ScorerID, w.b.DatasetID} {
 			if strings.Contains(string(body), id) {
 				t.Errorf("%s %s as A shows B's id %s: %s", r.method, r.path, id, body)
 			}

@@ -306,5 +306,8 @@ func contractErr(op string, status int, body []byte) error {
 	if err != nil {
 		return err
 	}
-	return c.CheckContract(op, status, body)
+	if err := c.CheckContract(op, status, body); err != nil || status < 200 || status > 299 {
+		return err
+	}
+	return recorder().record(op)
 }

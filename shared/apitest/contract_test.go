@@ -1,6 +1,7 @@
 package apitest
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -80,5 +81,44 @@ func TestSplitAlternatives(t *testing.T) {
 	want := []string{"A", "list[B | C]", `map[enum("x", "y") | null]`, "null"}
 	if strings.Join(got, "#") != strings.Join(want, "#") {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// ContractCoverage names each served operation without an entry, each the client parses
+// that no recorded response covered, and each entry that is not an operation; the records
+// of several test binaries add up.
+func TestContractCoverage(t *testing.T) {
+	c := &Contract{Operations: map[string]*ContractOp{
+		"GET /v2/a":    {Client: "/a", Status: 200, Body: "X"},
+		"GET /v2/b":    {Client: "/b", Status: 204},
+		"GET /v2/ours": nil,
+		"GET /v2/gone": {Client: "/gone", Status: 200},
+	}}
+	dir := t.TempDir()
+	for i, ops := range [][]string{{"GET /v2/a", "GET /v2/a"}, {"GET /v2/ours"}} {
+		f, err := os.CreateTemp(dir, "ops-*.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &opRecorder{seen: map[string]bool{}, f: f}
+		for _, op := range ops {
+			if err := r.record(op); err != nil {
+				t.Fatalf("binary %d: %v", i, err)
+			}
+		}
+		f.Close()
+	}
+	recorded, err := Recorded(dir)
+	if err != nil || len(recorded) != 2 || !recorded["GET /v2/a"] || !recorded["GET /v2/ours"] {
+		t.Fatalf("recorded %v (%v)", recorded, err)
+	}
+	got := c.ContractCoverage([]string{"GET /v2/a", "GET /v2/b", "GET /v2/ours", "GET /v2/new"}, recorded)
+	want := []string{
+		"GET /v2/b: no test checked a 204 answer against the client's empty body",
+		"GET /v2/gone: in the contract file, but not an operation of docs/openapi.yaml",
+		"GET /v2/new: no entry in shared/apitest/testdata/client-contract.json",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("gaps:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

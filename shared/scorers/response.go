@@ -14,30 +14,30 @@ import (
 // original defaults (label "", no color pickers); every scorer is global to its
 // organization.
 type scorerResponse struct {
-	ID                       string               `json:"id"`
-	Permissions              []any                `json:"permissions"`
-	Name                     string               `json:"name"`
-	ScorerType               string               `json:"scorer_type"`
-	Description              string               `json:"description"`
-	Tags                     []string             `json:"tags"`
-	Defaults                 store.ScorerDefaults `json:"defaults"`
-	LatestVersion            *versionRecord       `json:"latest_version"`
-	ModelType                *string              `json:"model_type"`
-	DefaultVersionID         *string              `json:"default_version_id"`
-	DefaultVersion           *versionRecord       `json:"default_version"`
-	OutputType               *string              `json:"output_type"`
-	InputType                *string              `json:"input_type"`
-	ScoreableNodeTypes       []string             `json:"scoreable_node_types"`
-	Label                    string               `json:"label"`
-	IncludedFields           []string             `json:"included_fields"`
-	IsGlobal                 bool                 `json:"is_global"`
-	ScopeProjects            []any                `json:"scope_projects"`
-	MetricColorPickerConfig  any                  `json:"metric_color_picker_config"`
-	ColorThresholdConfig     any                  `json:"color_threshold_config"`
-	VersionCount             int64                `json:"version_count"`
-	CreatedBy                string               `json:"created_by"`
-	CreatedAt                time.Time            `json:"created_at"`
-	UpdatedAt                time.Time            `json:"updated_at"`
+	ID                      string               `json:"id"`
+	Permissions             []any                `json:"permissions"`
+	Name                    string               `json:"name"`
+	ScorerType              string               `json:"scorer_type"`
+	Description             string               `json:"description"`
+	Tags                    []string             `json:"tags"`
+	Defaults                store.ScorerDefaults `json:"defaults"`
+	LatestVersion           *versionRecord       `json:"latest_version"`
+	ModelType               *string              `json:"model_type"`
+	DefaultVersionID        *string              `json:"default_version_id"`
+	DefaultVersion          *versionRecord       `json:"default_version"`
+	OutputType              *string              `json:"output_type"`
+	InputType               *string              `json:"input_type"`
+	ScoreableNodeTypes      []string             `json:"scoreable_node_types"`
+	Label                   string               `json:"label"`
+	IncludedFields          []string             `json:"included_fields"`
+	IsGlobal                bool                 `json:"is_global"`
+	ScopeProjects           []any                `json:"scope_projects"`
+	MetricColorPickerConfig any                  `json:"metric_color_picker_config"`
+	ColorThresholdConfig    any                  `json:"color_threshold_config"`
+	VersionCount            int64                `json:"version_count"`
+	CreatedBy               string               `json:"created_by"`
+	CreatedAt               time.Time            `json:"created_at"`
+	UpdatedAt               time.Time            `json:"updated_at"`
 }
 
 // modelTypes maps a scorer type to the original's model type (slm is its luna).

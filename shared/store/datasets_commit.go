@@ -23,6 +23,9 @@ type versionWrite struct {
 	stats    versionStats
 	by       string
 	at       time.Time
+	// create, when not nil, makes the first version of a dataset not yet stored: META is
+	// put whole (on condition that it does not exist) with these items, in the commit.
+	create []Op
 }
 
 // DatasetVersion is the record of one version of a dataset's content.
@@ -95,10 +98,15 @@ func commitVersion(ctx context.Context, t Table, d Dataset, w versionWrite) (Dat
 	if err != nil {
 		return Dataset{}, err
 	}
-	ops := []Op{
-		UpdateOp(Update{Key: DatasetKey(d.ID), Set: meta, Conds: []Cond{Equals(attrDatasetVersion, d.Version), Equals(attrDatasetOrg, d.OrgID)}}),
-		PutOp(ver, NotExists()), PutOp(man, NotExists()),
+	metaOp := UpdateOp(Update{Key: DatasetKey(d.ID), Set: meta, Conds: []Cond{Equals(attrDatasetVersion, d.Version), Equals(attrDatasetOrg, d.OrgID)}})
+	if w.create != nil {
+		whole, err := datasetItem(next)
+		if err != nil {
+			return Dataset{}, err
+		}
+		metaOp = PutOp(whole, NotExists())
 	}
+	ops := append([]Op{metaOp, PutOp(ver, NotExists()), PutOp(man, NotExists())}, w.create...)
 	content := append(append([]Item(nil), w.segments...), w.locators...)
 	if fitsOneTransaction(content, len(ops)) {
 		for _, it := range content {
@@ -131,10 +139,10 @@ func fitsOneTransaction(items []Item, others int) bool {
 }
 
 // CreateDataset creates d with owner as its first collaborator and rows (values in the
-// order of d.ColumnNames) as its content: version 1. The dataset is first stored at version
-// 0 (invisible to readers), its content is written, and the commit makes it version 1; if
-// that fails, the dataset is deleted again and the purge worker removes what was written of
-// it. It returns the dataset as stored.
+// order of d.ColumnNames) as its content: version 1. META, the owner, the version's record
+// and manifest are put in one transaction, with the content when it fits; a larger content
+// is written before it, and stays unreachable (no META names it) if that transaction fails.
+// It returns the dataset as stored.
 func CreateDataset(ctx context.Context, t Table, d Dataset, owner DatasetCollaborator, rows []NewDatasetRow) (Dataset, error) {
 	d.Version, d.RowCount, d.UpdatedBy, d.UpdatedAt = 0, 0, d.CreatedBy, d.CreatedAt
 	d.Columns = make([]DatasetColumn, len(d.ColumnNames))
@@ -153,34 +161,15 @@ func CreateDataset(ctx context.Context, t Table, d Dataset, owner DatasetCollabo
 	}
 	r.stats.ColumnsAdded = int64(len(d.Columns))
 	manifest, segments, locators := r.seal()
-
-	meta, err := datasetItem(d)
-	if err != nil {
-		return Dataset{}, err
-	}
 	ownerItem, err := datasetCollaboratorItem(owner, datasetUserKey(d.ID, owner.UserID))
 	if err != nil {
 		return Dataset{}, err
 	}
-	if err := t.Transact(ctx, []Op{PutOp(meta, NotExists()), PutOp(ownerItem, NotExists())}); err != nil {
+	done, err := commitVersion(ctx, t, d, versionWrite{columns: d.Columns, nextSlot: d.NextSlot, manifest: manifest,
+		segments: segments, locators: locators, stats: r.stats, by: d.CreatedBy, at: d.CreatedAt,
+		create: []Op{PutOp(ownerItem, NotExists())}})
+	if err != nil {
 		return Dataset{}, fmt.Errorf("create dataset %s: %w", d.ID, err)
 	}
-	done, err := commitVersion(ctx, t, d, versionWrite{columns: d.Columns, nextSlot: d.NextSlot, manifest: manifest,
-		segments: segments, locators: locators, stats: r.stats, by: d.CreatedBy, at: d.CreatedAt})
-	if err != nil {
-		return Dataset{}, errors.Join(err, abandonDataset(ctx, t, d.ID))
-	}
 	return done, nil
-}
-
-// abandonDataset deletes a dataset whose creation failed (still at version 0); the stream
-// then purges what was written of it.
-func abandonDataset(ctx context.Context, t Table, id string) error {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	err := t.Delete(ctx, DatasetKey(id), Equals(attrDatasetVersion, int64(0)))
-	if err != nil && !errors.Is(err, ErrConditionFailed) {
-		return fmt.Errorf("abandon dataset %s: %w", id, err)
-	}
-	return nil
 }

@@ -23,7 +23,6 @@ func GetDataset(ctx context.Context, t Table, orgID, id string) (Dataset, error)
 	return d, nil
 }
 
-
 // DatasetAccess reads datasets of organization orgID together with the strongest role that
 // user userID holds on each, directly or through one of groupIDs (the user's groups). It
 // returns the datasets it found, by id; ids of absent datasets and of other organizations'

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"iter"
-	"slices"
 )
 
 // Reading a version's content: its columns and manifest (ContentState), and its rows in
@@ -190,15 +189,4 @@ func bySlots(stored []any, cols []DatasetColumn) []any {
 		}
 	}
 	return out
-}
-
-// toSlots stores values given in the order of cols by slot: a row of nextSlot slots.
-func toSlots(values []any, cols []DatasetColumn, nextSlot int64) []any {
-	out := make([]any, nextSlot)
-	for i, c := range cols {
-		if i < len(values) {
-			out[c.Slot] = values[i]
-		}
-	}
-	return slices.Clip(out)
 }
