@@ -168,7 +168,7 @@ func (h *harness) projectWithTrace(orgID, userID string) (string, string) {
 	p := store.Project{ID: uuid.NewString(), OrgID: orgID, Name: "records", Type: "gen_ai", CreatedBy: userID, CreatedAt: now, UpdatedAt: now}
 	ls := store.LogStream{ID: uuid.NewString(), ProjectID: p.ID, OrgID: orgID, Name: "prod", CreatedBy: userID, CreatedAt: now, UpdatedAt: now}
 	tr := store.Trace{ID: uuid.NewString(), RunID: ls.ID, ProjectID: p.ID, OrgID: orgID, CreatedAt: now, Type: "trace",
-		Name: "t", Input: "what is 2+2", Output: "4", Metadata: map[string]string{"env": "test"}}
+		Name: "t", RecordContent: store.RecordContent{Input: store.Content(`"what is 2+2"`), Output: store.Content(`"4"`)}, Metadata: map[string]string{"env": "test"}}
 	if err := store.CreateProject(ctx, h.db, p); err != nil {
 		h.t.Fatal(err)
 	}

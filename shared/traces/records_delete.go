@@ -58,7 +58,7 @@ func (h *handlers) deleteRecords(w http.ResponseWriter, r *http.Request, entity 
 	err = newEngine(h.Table, h.Payloads, h.RecordScanBound, entity, qd.run.ID, qd.q).scan(ctx, false, nil, func(r *row) error {
 		if len(rows) == maxDeleteRecords {
 			more = true
-			return stopScan
+			return errStopScan
 		}
 		rows = append(rows, r)
 		return nil
@@ -66,7 +66,7 @@ func (h *handlers) deleteRecords(w http.ResponseWriter, r *http.Request, entity 
 	if errors.Is(err, errRecordBound) {
 		return errRecordsTooWide(qd.q.raw, h.RecordScanBound)
 	}
-	if err != nil && !errors.Is(err, stopScan) {
+	if err != nil && !errors.Is(err, errStopScan) {
 		return err
 	}
 	traces, sessions := 0, 0

@@ -27,8 +27,8 @@ const DefaultRecordScanBound = 200_000
 // errRecordBound stops a scan that passed the bound.
 var errRecordBound = errors.New("record scan bound")
 
-// stopScan ends a scan early without error.
-var stopScan = errors.New("stop")
+// errStopScan ends a scan early without error.
+var errStopScan = errors.New("stop")
 
 // engine runs one query.
 type engine struct {
@@ -145,12 +145,12 @@ func (e *engine) timePage(ctx context.Context, after store.Item) (page, error) {
 		}
 		if len(p.rows) == e.q.limit {
 			p.paginated = true
-			return stopScan
+			return errStopScan
 		}
 		p.rows = append(p.rows, r)
 		return nil
 	})
-	if errors.Is(err, stopScan) {
+	if errors.Is(err, errStopScan) {
 		err = nil
 	}
 	return p, err

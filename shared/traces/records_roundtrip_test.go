@@ -115,7 +115,7 @@ func TestExportFormats(t *testing.T) {
 func TestRecordColumns(t *testing.T) {
 	h := newHarness(t, 0)
 	for _, c := range []struct {
-		kind      string
+		kind       string
 		has, lacks []string
 	}{
 		{"spans", []string{"model", "trace_id", "parent_id", "input"}, []string{"dataset_generated_output"}},
