@@ -49,6 +49,7 @@ func TestReadConfigCloud(t *testing.T) {
 		AccessTokenTTL:                15 * time.Minute,
 		RefreshTokenTTL:               48 * time.Hour,
 		AllowPrivateProviderEndpoints: true,
+		ResponseLimit:                 LambdaResponseLimit, // a Lambda's answer is capped
 	}
 	if c != want {
 		t.Errorf("ReadConfig = %+v\nwant %+v", c, want)
