@@ -17,6 +17,7 @@ import (
 	"github.com/evalobs/evalapi/shared/apitest"
 	"github.com/evalobs/evalapi/shared/app"
 	"github.com/evalobs/evalapi/shared/app/groups"
+	"github.com/evalobs/evalapi/shared/httpapi"
 )
 
 // TestExtremeNumbers sends every number field of every write operation of docs/openapi.yaml
@@ -85,9 +86,14 @@ type sample struct {
 // successSamples maps "METHOD /route" of ops to a 2xx sample event with a JSON body: the
 // route an event's method and path reach, by the router's own matching rules.
 func successSamples(t *testing.T, dir string, ops map[string]operation) map[string]sample {
+	// A sample may use either form of its operation's path (with or without /v2).
 	mux := http.NewServeMux()
+	canonical := map[string]string{}
 	for route := range ops {
-		mux.Handle(route, http.NotFoundHandler())
+		for _, form := range []string{route, httpapi.Twin(route)} {
+			mux.Handle(form, http.NotFoundHandler())
+			canonical[form] = route
+		}
 	}
 	out := map[string]sample{}
 	_ = filepath.WalkDir(dir, func(path string, e os.DirEntry, err error) error {
@@ -112,6 +118,7 @@ func successSamples(t *testing.T, dir string, ops map[string]operation) map[stri
 		method, _ := ev["requestContext"].(map[string]any)["http"].(map[string]any)["method"].(string)
 		p, _ := ev["rawPath"].(string)
 		_, route := mux.Handler(httptest.NewRequest(method, p, nil))
+		route = canonical[route]
 		if _, seen := out[route]; !seen && route != "" {
 			out[route] = sample{fn: fn, event: ev, body: body}
 		}
