@@ -58,6 +58,9 @@ func (h *handlers) getTrace(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := traceOut(&tr)
 	out.Spans = tree(tr.ID, sg.spans)
+	if err := fitTree(out, h.AnswerLimit); err != nil {
+		return err
+	}
 	return writeRecord(w, out)
 }
 
@@ -106,6 +109,9 @@ func (h *handlers) getSpan(w http.ResponseWriter, r *http.Request) error {
 		}
 		below := slices.DeleteFunc(slices.Clone(spans), func(s store.Span) bool { return !descends(spans, s.ID, sp.ID) })
 		out.Spans = tree(sp.ID, below)
+		if err := fitTree(out, h.AnswerLimit); err != nil {
+			return err
+		}
 	}
 	return writeRecord(w, out)
 }
@@ -175,6 +181,9 @@ func (h *handlers) getSession(w http.ResponseWriter, r *http.Request) error {
 	out.HasChildren = boolPtr(len(traces) > 0)
 	if len(traces) > 0 {
 		out.Input, out.Output = orEmpty(traces[0].Input), traces[len(traces)-1].Output
+	}
+	if err := fitSession(out, h.AnswerLimit); err != nil {
+		return err
 	}
 	return writeRecord(w, out)
 }

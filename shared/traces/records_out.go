@@ -66,6 +66,8 @@ type recordOut struct {
 	// children
 	Spans  []*recordOut `json:"spans,omitempty"`
 	Traces []*recordOut `json:"traces,omitempty"`
+	// WarningMessage says what a read cut to stay under the answer limit (answer_size.go).
+	WarningMessage *string `json:"warning_message,omitempty"`
 }
 
 // usageOut is the client's metrics object (LlmMetrics).

@@ -2,6 +2,7 @@ package traces
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -18,12 +19,12 @@ import (
 
 // recordsPage is the client's LogRecordsQueryResponse.
 type recordsPage struct {
-	StartingToken     int          `json:"starting_token"`
-	Limit             int          `json:"limit"`
-	Paginated         bool         `json:"paginated"`
-	NextStartingToken *int         `json:"next_starting_token"`
-	LastRowID         *string      `json:"last_row_id"`
-	Records           []*recordOut `json:"records"`
+	StartingToken     int               `json:"starting_token"`
+	Limit             int               `json:"limit"`
+	Paginated         bool              `json:"paginated"`
+	NextStartingToken *int              `json:"next_starting_token"`
+	LastRowID         *string           `json:"last_row_id"`
+	Records           []json.RawMessage `json:"records"`
 }
 
 // countResponse is the client's LogRecordsQueryCountResponse.
@@ -168,30 +169,30 @@ func (h *handlers) recordOfRun(ctx context.Context, run store.Run, entity, id st
 
 // pageOut answers a page: contents read, texts cut when asked, counts added when asked.
 func (h *handlers) pageOut(ctx context.Context, q recordQuery, p page) (recordsPage, error) {
-	out := recordsPage{StartingToken: q.offset, Limit: q.limit, Paginated: p.paginated, Records: make([]*recordOut, len(p.rows))}
+	out := recordsPage{StartingToken: q.offset, Limit: q.limit, Paginated: p.paginated}
+	records, ids := make([]*recordOut, len(p.rows)), make([]string, len(p.rows))
 	for i, r := range p.rows {
 		if err := r.loadContent(ctx, h.Payloads); err != nil {
 			return out, err
 		}
-		out.Records[i] = r.out()
+		records[i], ids[i] = r.out(), r.id()
 		if q.truncate {
-			truncateRecord(out.Records[i])
+			truncateRecord(records[i])
 		}
 	}
 	if q.counts {
-		if err := h.addSessionCounts(ctx, p.rows, out.Records); err != nil {
+		if err := h.addSessionCounts(ctx, p.rows, records); err != nil {
 			return out, err
 		}
 	}
 	if n := len(p.rows); n > 0 {
-		id := p.rows[n-1].id()
-		out.LastRowID = &id
+		out.LastRowID = &ids[n-1]
 	}
 	if p.paginated {
 		next := q.offset + len(p.rows)
 		out.NextStartingToken = &next
 	}
-	return out, nil
+	return out, fitPage(&out, records, ids, h.AnswerLimit)
 }
 
 // addSessionCounts sets num_traces on the sessions of a page (one query each, at once).

@@ -32,6 +32,9 @@ type Deps struct {
 	// ExportLimit, when not zero, holds an export in memory up to that many bytes and
 	// refuses a larger one with 413 (a Lambda's answer is buffered and capped).
 	ExportLimit int64
+	// AnswerLimit is the most bytes a record read or a search page answers; zero is
+	// DefaultAnswerLimit (answer_size.go).
+	AnswerLimit int
 	// Payloads keeps contents above PayloadThreshold; nil is memory (tests).
 	Payloads payload.Store
 }
@@ -44,6 +47,9 @@ func Register(rt *httpapi.Router, d Deps) {
 	}
 	if d.RecordScanBound == 0 {
 		d.RecordScanBound = DefaultRecordScanBound
+	}
+	if d.AnswerLimit == 0 {
+		d.AnswerLimit = DefaultAnswerLimit
 	}
 	if d.Payloads == nil {
 		d.Payloads = payload.NewMemory()
