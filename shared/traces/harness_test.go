@@ -25,7 +25,7 @@ var testNow = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 // seeded in one organization and a second organization to act as; every response is checked
 // against docs/openapi.yaml.
 type harness struct {
-	t          *testing.T
+	t          testing.TB
 	tbl        store.Table
 	rt         *httpapi.Router
 	v          *apitest.V
@@ -38,7 +38,7 @@ func newHarness(t *testing.T, bound int64) *harness {
 }
 
 // newHarnessOn is newHarness on table tbl with the group's settings d (its base filled in).
-func newHarnessOn(t *testing.T, tbl store.Table, d Deps) *harness {
+func newHarnessOn(t testing.TB, tbl store.Table, d Deps) *harness {
 	t.Helper()
 	env := authtest.New(t, tbl, auth.Config{})
 	rt := httpapi.NewRouter(slog.New(slog.DiscardHandler))

@@ -41,6 +41,8 @@ type engine struct {
 	// content: some filter reads a content column.
 	content bool
 	read    int64
+	// pageItems bounds the items of each store page read; 0 is the store's page.
+	pageItems int
 }
 
 func newEngine(t store.Table, ps payload.Store, bound int64, entity, runID string, q recordQuery) *engine {
@@ -61,6 +63,7 @@ func (e *engine) scan(ctx context.Context, desc bool, after store.Item, fn func(
 		return nil
 	}
 	sq := store.RecordsQuery(e.entity, e.runID, from, to, desc, after)
+	sq.Limit = e.pageItems
 	skip := store.RecordPosition(e.entity, after)
 	for {
 		p, err := e.t.Query(ctx, sq)
@@ -137,6 +140,11 @@ func (e *engine) timePage(ctx context.Context, after store.Item) (page, error) {
 	offset := e.q.offset
 	if after != nil {
 		offset = 0 // a keyset continuation starts at its row
+	}
+	if e.q.unfiltered() {
+		// Every record read is answered: read the page, its continuation's own row and the
+		// row that says more follow, not a store page's worth.
+		e.pageItems = offset + e.q.limit + 2
 	}
 	err := e.scan(ctx, desc, after, func(r *row) error {
 		if offset > 0 {
