@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/columns"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
@@ -41,17 +42,23 @@ type queried struct {
 
 // readQueried decodes, validates and authorizes a record query of part.
 func (h *handlers) readQueried(r *http.Request, part queryPart) (queried, error) {
-	raw, present, err := httpapi.DecodeBody(r, 0)
+	projectID, q, err := parseRecordQuery(r, part)
 	if err != nil {
 		return queried{}, err
+	}
+	return h.authorizeQuery(r, projectID, q)
+}
+
+// parseRecordQuery decodes and validates a record query of part.
+func parseRecordQuery(r *http.Request, part queryPart) (string, recordQuery, error) {
+	raw, present, err := httpapi.DecodeBody(r, 0)
+	if err != nil {
+		return "", recordQuery{}, err
 	}
 	errs := validate.New()
 	projectID, _ := errs.Path("project_id", r.PathValue("project_id")).UUID(4)
 	q, _, _ := readRecordQuery(errs, raw, present, part)
-	if err := errs.Err(); err != nil {
-		return queried{}, err
-	}
-	return h.authorizeQuery(r, projectID, q)
+	return projectID, q, errs.Err()
 }
 
 // usageColumns are the usage values a record query may also filter (number) and sort on,
@@ -131,16 +138,34 @@ func (h *handlers) countSessions(w http.ResponseWriter, r *http.Request) error {
 
 // searchRecords answers POST <kind>/search for records of entity.
 func (h *handlers) searchRecords(w http.ResponseWriter, r *http.Request, entity string) error {
-	qd, err := h.readQueried(r, partPage)
+	projectID, q, err := parseRecordQuery(r, partPage)
 	if err != nil {
 		return err
 	}
 	ctx := r.Context()
+	// The row a keyset continuation starts after is looked up (in the caller's organization)
+	// while the query is authorized, so that a page at any depth costs two sequential round
+	// trips; it is used only once the run is known and it is checked to be the run's.
+	var position chan positionGot
+	if c, cerr := base.Caller(r); cerr == nil && q.after != "" && (q.sortCol == "" || q.sortCol == "created_at") {
+		position = make(chan positionGot, 1)
+		go func() {
+			it, err := store.RecordItem(ctx, h.Table, c.OrgID, q.after)
+			position <- positionGot{it, err}
+		}()
+	}
+	qd, err := h.authorizeQuery(r, projectID, q)
 	var after store.Item
-	if qd.q.after != "" && (qd.q.sortCol == "" || qd.q.sortCol == "created_at") {
-		if after, err = h.recordOfRun(ctx, qd.run, entity, qd.q.after); err != nil {
-			return err
+	if position != nil {
+		got := <-position
+		if err == nil {
+			if after, err = recordOfRun(qd.run, entity, got.it, got.err); err != nil {
+				return err
+			}
 		}
+	}
+	if err != nil {
+		return err
 	}
 	e := newEngine(h.Table, h.Payloads, h.RecordScanBound, entity, qd.run.ID, qd.q)
 	p, err := e.search(ctx, qd.cat, after)
@@ -158,9 +183,14 @@ func (h *handlers) searchRecords(w http.ResponseWriter, r *http.Request, entity 
 	return nil
 }
 
-// recordOfRun reads the item of record id, which must be a record of entity in run.
-func (h *handlers) recordOfRun(ctx context.Context, run store.Run, entity, id string) (store.Item, error) {
-	it, err := store.RecordItem(ctx, h.Table, run.OrgID, id)
+type positionGot struct {
+	it  store.Item
+	err error
+}
+
+// recordOfRun checks the item of a record (as read, with its error) is a record of entity
+// in run.
+func recordOfRun(run store.Run, entity string, it store.Item, err error) (store.Item, error) {
 	if errors.Is(err, store.ErrNotFound) || (err == nil && (it[store.AttrEntity] != entity || it["run_id"] != run.ID)) {
 		return nil, errNotInQuery
 	}
