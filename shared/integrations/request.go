@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/evalobs/evalapi/shared/egress"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/secrets"
 	"github.com/evalobs/evalapi/shared/validate"
@@ -84,7 +85,7 @@ func readCloudHost(r *http.Request, allowPrivate bool) (write, error) {
 
 	ep := o.Get("endpoint").Required()
 	if e, ok := ep.String(); ok {
-		if _, err := CheckEndpoint(e, allowPrivate); err != nil {
+		if _, err := egress.CheckEndpoint(e, allowPrivate); err != nil {
 			ep.Add(validate.ValueError(ep.Loc(), endpointInput(e), causeMessage(err)))
 		}
 		s["endpoint"] = e
@@ -105,7 +106,7 @@ func readCloudHost(r *http.Request, allowPrivate bool) (write, error) {
 	}
 	tokenURL := o.Get("oauth2_token_url").Nullable()
 	if v, ok := tokenURL.String(); ok {
-		if _, err := CheckEndpoint(v, allowPrivate); err != nil {
+		if _, err := egress.CheckEndpoint(v, allowPrivate); err != nil {
 			errs.Add(validate.ValueError(tokenURL.Loc(), endpointInput(v),
 				"oauth2_token_url must be an https URL with a host and no credentials"))
 		}
