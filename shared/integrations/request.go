@@ -27,6 +27,7 @@ var authenticationTypes = []string{"api_key", "client_secret", "username_passwor
 // print as "[redacted]" wherever they travel.
 type credentials struct {
 	Token          secrets.Value
+	APIKeyValue    secrets.Value            // custom integrations with api_key authentication
 	DefaultHeaders map[string]secrets.Value // nil when the body has none
 }
 
@@ -60,6 +61,7 @@ func readModelVendor(r *http.Request) (write, error) {
 		if org, ok := o.Get("organization_id").Nullable().String(); ok {
 			w.settings["organization_id"] = org
 		}
+		readModelPrices(o, w.settings)
 	}
 	return w, errs.Err()
 }
@@ -156,15 +158,8 @@ func readCloudHost(r *http.Request, allowPrivate bool) (write, error) {
 			s["available_deployments"], w.discover = list, false
 		}
 	}
-	if mm, ok := o.Get("multi_modal_config").Nullable().Object(); ok {
-		cfg := map[string]any{"max_files": nil, "max_file_size_bytes": nil}
-		for _, name := range []string{"max_files", "max_file_size_bytes"} {
-			if n, ok := mm.Get(name).Nullable().Int(validate.Ge(1)); ok {
-				cfg[name] = n
-			}
-		}
-		s["multi_modal_config"] = cfg
-	}
+	readMultiModal(o, s)
+	readModelPrices(o, s)
 	return w, errs.Err()
 }
 

@@ -134,12 +134,13 @@ func SecretName(integrationID string) string { return "integrations/" + integrat
 type secretDoc struct {
 	Revision       string            `json:"revision"`
 	Token          string            `json:"token"`
+	APIKeyValue    string            `json:"api_key_value,omitempty"`
 	DefaultHeaders map[string]string `json:"default_headers,omitempty"`
 }
 
 // putSecret writes the credentials of in as its secret and returns the ref.
 func (h *handlers) putSecret(ctx context.Context, c auth.Caller, in store.Integration, cr credentials) (string, error) {
-	doc := secretDoc{Revision: in.Revision, Token: cr.Token.RevealString()}
+	doc := secretDoc{Revision: in.Revision, Token: cr.Token.RevealString(), APIKeyValue: cr.APIKeyValue.RevealString()}
 	if cr.DefaultHeaders != nil {
 		doc.DefaultHeaders = make(map[string]string, len(cr.DefaultHeaders))
 		for k, v := range cr.DefaultHeaders {
@@ -194,24 +195,39 @@ func (h *handlers) restoreSecret(ctx context.Context, in store.Integration, valu
 	}
 }
 
-// ReadSecret returns the credentials of an integration through the secrets port, with the
-// revision check: ok is false when the secret and the record were not written by the same
-// request (a replace whose record write failed), and the caller should not use them.
-func ReadSecret(ctx context.Context, sec secrets.Store, in store.Integration) (token secrets.Value, headers map[string]secrets.Value, ok bool, err error) {
+// Credentials are the secret parts of an integration, as its secret holds them.
+type Credentials struct {
+	Token       secrets.Value            // the provider token; a custom integration's OAuth2 client credentials
+	APIKeyValue secrets.Value            // a custom integration's API key
+	Headers     map[string]secrets.Value // cloud-host default_headers, custom headers
+}
+
+// ReadCredentials returns the credentials of an integration through the secrets port, with
+// the revision check: ok is false when the secret and the record were not written by the
+// same request (a replace whose record write failed, or a cached value older than the
+// record), and the caller should not use them.
+func ReadCredentials(ctx context.Context, sec secrets.Store, in store.Integration) (c Credentials, ok bool, err error) {
 	b, err := sec.Get(ctx, in.SecretRef)
 	if err != nil {
-		return secrets.Value{}, nil, false, err
+		return Credentials{}, false, err
 	}
 	defer clear(b)
 	var doc secretDoc
 	if json.Unmarshal(b, &doc) != nil {
-		return secrets.Value{}, nil, false, errors.New("integrations: secret is not a credential document")
+		return Credentials{}, false, errors.New("integrations: secret is not a credential document")
 	}
-	headers = make(map[string]secrets.Value, len(doc.DefaultHeaders))
+	c.Headers = make(map[string]secrets.Value, len(doc.DefaultHeaders))
 	for k, v := range doc.DefaultHeaders {
-		headers[k] = secrets.NewValueString(v)
+		c.Headers[k] = secrets.NewValueString(v)
 	}
-	return secrets.NewValueString(doc.Token), headers, doc.Revision == in.Revision, nil
+	c.Token, c.APIKeyValue = secrets.NewValueString(doc.Token), secrets.NewValueString(doc.APIKeyValue)
+	return c, doc.Revision == in.Revision, nil
+}
+
+// ReadSecret is ReadCredentials for the token and headers alone.
+func ReadSecret(ctx context.Context, sec secrets.Store, in store.Integration) (token secrets.Value, headers map[string]secrets.Value, ok bool, err error) {
+	c, ok, err := ReadCredentials(ctx, sec, in)
+	return c.Token, c.Headers, ok, err
 }
 
 // pause waits a little before another round, longer after each lost race.
