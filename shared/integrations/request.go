@@ -23,9 +23,9 @@ const DefaultAPIVersion = "2025-03-01-preview"
 // authenticationTypes are the cloud-host authentication types, in the original's order.
 var authenticationTypes = []string{"api_key", "client_secret", "username_password", "custom_oauth2"}
 
-// credentials are the secret parts of a write body: they go to the secret store only, and
+// credentialsIn are the secret parts of a write body: they go to the secret store only, and
 // print as "[redacted]" wherever they travel.
-type credentials struct {
+type credentialsIn struct {
 	Token          secrets.Value
 	APIKeyValue    secrets.Value            // custom integrations with api_key authentication
 	DefaultHeaders map[string]secrets.Value // nil when the body has none
@@ -36,7 +36,7 @@ type credentials struct {
 type write struct {
 	provider string
 	settings map[string]any
-	creds    credentials
+	creds    credentialsIn
 	// discover is set for a cloud-host body without available_deployments: the endpoint's
 	// list is fetched and stored under settings["available_deployments"].
 	discover bool

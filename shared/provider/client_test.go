@@ -93,7 +93,9 @@ func TestProtocolsAndAuthentication(t *testing.T) {
 			func(s *providertest.Stub) provider.Target {
 				return provider.Target{Protocol: provider.ProtocolChat, BaseURL: s.URL, Auth: provider.Auth{Type: provider.AuthNone}}
 			},
-			func(s *providertest.Stub) { s.RequireAuth(func(h http.Header) bool { return h.Get("Authorization") == "" }) },
+			func(s *providertest.Stub) {
+				s.RequireAuth(func(h http.Header) bool { return h.Get("Authorization") == "" })
+			},
 			func(t *testing.T, c providertest.Call) {}},
 		{"oauth2 client credentials",
 			func(s *providertest.Stub) provider.Target {
