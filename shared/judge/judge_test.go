@@ -57,7 +57,6 @@ func TestDecisionJudgedThroughCustomIntegration(t *testing.T) {
 	}
 }
 
-
 func TestUnreadableAnswerAskedOnceMore(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -176,7 +175,7 @@ func TestResolutionRule(t *testing.T) {
 		"model_properties": []any{map[string]any{"name": "c-real", "alias": "c-alias"}}}, credentials.Set{}, false)
 	cloud := w.integrate("cloud-host", map[string]any{"endpoint": stub.URL, "api_version": "2025-03-01-preview", "authentication_type": "api_key",
 		"available_deployments": []any{map[string]any{"model": "shared-model", "id": "dep-shared"}, map[string]any{"model": "h-model", "id": "dep-h"}},
-		"deployments": map[string]any{"mapped": "dep-mapped"}}, credentials.Set{Token: secrets.NewValueString(canary)}, false)
+		"deployments":           map[string]any{"mapped": "dep-mapped"}}, credentials.Set{Token: secrets.NewValueString(canary)}, false)
 	vendor := w.integrate("model-vendor", map[string]any{"organization_id": nil}, credentials.Set{Token: secrets.NewValueString(canary)}, false)
 	w.engine.VendorBaseURL = stub.URL + "/vendor"
 	for _, tc := range []struct {
