@@ -20,7 +20,7 @@ const canary = "judge-canary-0b9e4c2a"
 // world is an organization with one user, an engine over an embedded table and a memory
 // secret store, and a provider client that never waits between retries.
 type world struct {
-	t      *testing.T
+	t      testing.TB
 	tbl    store.Table
 	sec    *secrets.Memory
 	engine *judge.Engine
@@ -28,7 +28,9 @@ type world struct {
 	user   string
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t *testing.T) *world { return newWorldB(t) }
+
+func newWorldB(t testing.TB) *world {
 	t.Helper()
 	db, err := embedded.OpenMemory()
 	if err != nil {
@@ -53,10 +55,10 @@ func (w *world) integrate(provider string, settings map[string]any, cr credentia
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	if in.SecretRef, err = w.sec.Put(w.t.Context(), credentials.SecretName(in.ID), value, nil); err != nil {
+	if in.SecretRef, err = w.sec.Put(context.Background(), credentials.SecretName(in.ID), value, nil); err != nil {
 		w.t.Fatal(err)
 	}
-	if err := store.CreateIntegration(w.t.Context(), w.tbl, in); err != nil {
+	if err := store.CreateIntegration(context.Background(), w.tbl, in); err != nil {
 		w.t.Fatal(err)
 	}
 	return in
