@@ -3,6 +3,7 @@ package judge
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/evalobs/evalapi/shared/store"
@@ -126,4 +127,20 @@ func testPlan(t *testing.T, outputType string, options store.AnswerOptions) *pla
 		t.Fatal(perr)
 	}
 	return p
+}
+
+// The scorer's input type decides what of the record the judges read.
+func TestInputType(t *testing.T) {
+	for _, tc := range []struct {
+		inputType     string
+		input, output bool
+	}{{"trace_input_only", true, false}, {"trace_output_only", false, true}, {"trace_io_only", true, true}, {"", true, true}} {
+		p := testPlan(t, "boolean", store.AnswerOptions{})
+		p.inputType = tc.inputType
+		msgs := p.messages(Content{Input: "the-input", Output: "the-output", Context: []string{"doc"}})
+		user := msgs[len(msgs)-1].Content
+		if strings.Contains(user, "the-input") != tc.input || strings.Contains(user, "the-output") != tc.output {
+			t.Errorf("%q: %s", tc.inputType, user)
+		}
+	}
 }

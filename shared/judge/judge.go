@@ -41,6 +41,14 @@ type Engine struct {
 	MaxTokens int
 }
 
+// New returns an engine over the table, reading credentials through cached (per warm
+// instance) and fresh (uncached, on a revision mismatch; may be nil), calling providers
+// through a provider.Client that dials only public addresses (and loopback with
+// allowLoopback: the local host and tests).
+func New(t store.Table, cached, fresh secrets.Store, allowLoopback bool) *Engine {
+	return &Engine{Table: t, Secrets: cached, Fresh: fresh, Client: provider.New(provider.Options{AllowLoopback: allowLoopback})}
+}
+
 // Request is one judgment: a scorer (with the version to run and, optionally, its entry
 // in the log stream's metric settings) on one record's content.
 type Request struct {

@@ -22,6 +22,7 @@ type plan struct {
 	outputType string
 	labels     []string // categorical / multilabel / discrete labels, boolean labels (first is yes)
 	levels     []int64  // discrete: the value of each label
+	inputType  string   // what of the record the judges read (trace_input_only, ...)
 	judges     int
 	cot        bool
 	model      string
@@ -92,6 +93,8 @@ func planFor(r Request) (*plan, *provider.Error) {
 			return nil, provider.Errorf(provider.ClassConfiguration, "a %s scorer needs at least two answer options", p.outputType)
 		}
 	}
+
+	p.inputType = first(str(c.InputType), versionStr(v, func(v *store.ScorerVersion) *string { return v.InputType }), str(r.Scorer.InputType))
 
 	// Model, judges, chain of thought. An empty model is the integration's default
 	// (a custom integration's default_model).

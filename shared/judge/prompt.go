@@ -81,6 +81,7 @@ func orNone(s string) string {
 // messages are the chat a judge answers: the system prompt, the few-shot examples as
 // exchanges, then the filled template with the answer instruction.
 func (p *plan) messages(c Content) []provider.Message {
+	c = p.visible(c)
 	system := defaultSystemPrompt
 	if p.template.MetricSystemPrompt != nil && strings.TrimSpace(*p.template.MetricSystemPrompt) != "" {
 		system = *p.template.MetricSystemPrompt
@@ -96,4 +97,17 @@ func (p *plan) messages(c Content) []provider.Message {
 	}
 	msgs = append(msgs, provider.Message{Role: "user", Content: user + "\n\n" + p.answerInstruction()})
 	return msgs
+}
+
+// visible keeps the parts of the content the scorer's input type lets the judges read.
+func (p *plan) visible(c Content) Content {
+	switch p.inputType {
+	case "trace_input_only":
+		return Content{Input: c.Input}
+	case "trace_output_only":
+		return Content{Output: c.Output}
+	case "trace_io_only", "sessions_trace_io_only":
+		return Content{Input: c.Input, Output: c.Output}
+	}
+	return c
 }

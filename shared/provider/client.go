@@ -149,7 +149,7 @@ func (c *Client) Complete(ctx context.Context, t Target, r Request) (Response, e
 		last = perr
 		// A cached OAuth2 token the provider refuses may have been revoked: fetch a new one,
 		// once, without counting it as a retry of the provider.
-		if perr.Class == ClassCredentials && perr.Status != 0 && t.Auth.Type == AuthOAuth2 && !refreshed {
+		if perr.Class == ClassCredentials && perr.Status != 0 && !perr.tokenURL && t.Auth.Type == AuthOAuth2 && !refreshed {
 			refreshed = true
 			c.tokens.drop(t.Auth)
 			attempt--

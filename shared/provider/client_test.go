@@ -268,8 +268,11 @@ func TestOAuth2TokenCachedAndRefreshed(t *testing.T) {
 	// Wrong client credentials: credentials_error, no call to the model.
 	bad := target
 	bad.Auth.Secret = secrets.NewValueString("client-1:" + canary)
-	before := len(s.Calls())
+	before, grants := len(s.Calls()), s.TokenRequests()
 	_, err := c.Complete(t.Context(), bad, ask)
+	if s.TokenRequests() != grants+1 {
+		t.Fatalf("%d token requests for refused credentials, want 1", s.TokenRequests()-grants)
+	}
 	if pe := provider.AsError(err); pe.Class != provider.ClassCredentials || pe.Retryable {
 		t.Fatalf("error %+v", pe)
 	}

@@ -38,6 +38,7 @@ type Error struct {
 	RetryAfter time.Duration
 	Attempts   int
 	msg        string // fixed text chosen here
+	tokenURL   bool   // the OAuth2 token endpoint failed, not the model
 }
 
 func (e *Error) Error() string {

@@ -139,11 +139,12 @@ func (c *Client) fetchToken(ctx context.Context, a Auth) (string, time.Duration,
 	switch {
 	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
 		e := statusError(resp.StatusCode, parseRetryAfter(resp.Header, c.now()))
-		e.msg = "the OAuth2 token endpoint failed"
+		e.msg, e.tokenURL = "the OAuth2 token endpoint failed", true
 		return "", 0, e
 	case resp.StatusCode != http.StatusOK:
 		// 400 invalid_client, 401: the credentials are wrong.
-		return "", 0, &Error{Class: ClassCredentials, Status: resp.StatusCode, msg: "the OAuth2 token endpoint refused the client credentials"}
+		return "", 0, &Error{Class: ClassCredentials, Status: resp.StatusCode, tokenURL: true,
+			msg: "the OAuth2 token endpoint refused the client credentials"}
 	}
 	var doc struct {
 		AccessToken string   `json:"access_token"`
