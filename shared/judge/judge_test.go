@@ -317,3 +317,19 @@ func TestPresets(t *testing.T) {
 
 // specScorerNames is §2.8's scorer name enumeration.
 const specScorerNames = "`action_completion_luna`, `action_advancement_luna`, `agentic_session_success`, `action_completion_vision`, `action_completion_audio`, `agentic_workflow_success`, `agent_efficiency`, `agent_flow`, `agent_flow_vision`, `agent_flow_audio`, `chunk_attribution_utilization_luna`, `chunk_attribution_utilization`, `chunk_relevance`, `chunk_relevance_luna`, `context_precision`, `precision_at_k`, `completeness_luna`, `completeness`, `context_adherence`, `context_adherence_luna`, `context_adherence_vision`, `context_adherence_audio`, `context_relevance`, `context_relevance_luna`, `conversation_quality`, `conversation_quality_vision`, `conversation_quality_audio`, `correctness`, `correctness_vision`, `correctness_audio`, `ground_truth_adherence`, `ground_truth_adherence_vision`, `ground_truth_adherence_audio`, `visual_fidelity`, `visual_quality`, `input_pii`, `input_pii_gpt`, `input_sexist`, `input_sexist_vision`, `input_sexist_audio`, `input_sexist_luna`, `input_tone`, `input_tone_gpt`, `input_toxicity`, `input_toxicity_luna`, `input_toxicity_vision`, `input_toxicity_audio`, `instruction_adherence`, `instruction_adherence_vision`, `instruction_adherence_audio`, `output_pii`, `output_pii_gpt`, `output_sexist`, `output_sexist_vision`, `output_sexist_audio`, `output_sexist_luna`, `output_tone`, `output_tone_gpt`, `output_toxicity`, `output_toxicity_luna`, `output_toxicity_vision`, `output_toxicity_audio`, `prompt_injection`, `prompt_injection_vision`, `prompt_injection_audio`, `prompt_injection_luna`, `reasoning_coherence`, `reasoning_coherence_vision`, `reasoning_coherence_audio`, `sql_efficiency`, `sql_adherence`, `sql_injection`, `sql_correctness`, `tool_error_rate`, `tool_error_rate_luna`, `tool_selection_quality`, `tool_selection_quality_vision`, `tool_selection_quality_audio`, `tool_selection_quality_luna`, `user_intent_change`, `user_intent_change_vision`, `user_intent_change_audio`, `interruption_detection`"
+
+func TestPriceOf(t *testing.T) {
+	w := newWorld(t)
+	w.custom("https://models.example.com", "judge-1", "judge-2")
+	p, ok, perr := w.engine.PriceOf(t.Context(), w.org, w.user, "judge-1")
+	if perr != nil || !ok || p.InputPerMillion != 2 || p.OutputPerMillion != 8.5 ||
+		p.Cost(provider.Usage{InputTokens: 1e6, OutputTokens: 2e6}) != 19 {
+		t.Fatalf("price %+v %v %v", p, ok, perr)
+	}
+	if _, ok, perr := w.engine.PriceOf(t.Context(), w.org, w.user, "judge-2"); ok || perr != nil {
+		t.Fatalf("a model without a price: ok=%v %v", ok, perr)
+	}
+	if _, ok, perr := w.engine.PriceOf(t.Context(), w.org, w.user, "judge-3"); ok || perr == nil || perr.Class != provider.ClassConfiguration {
+		t.Fatalf("a model nobody serves: ok=%v %v", ok, perr)
+	}
+}

@@ -279,3 +279,36 @@ func (p *price) cost(u provider.Usage) *float64 {
 	c := (float64(u.InputTokens)*p.input + float64(u.OutputTokens)*p.output) / 1e6
 	return &c
 }
+
+// Price is a model's USD price per million tokens, from an integration's model_prices.
+type Price struct {
+	InputPerMillion  float64
+	OutputPerMillion float64
+}
+
+// Cost prices a token usage.
+func (p Price) Cost(u provider.Usage) float64 {
+	return (float64(u.InputTokens)*p.InputPerMillion + float64(u.OutputTokens)*p.OutputPerMillion) / 1e6
+}
+
+// PriceOf returns the price of model as a judgment of userID would pay it: the integration
+// the resolution rule picks, and its model_prices entry. ok is false when the model has no
+// price (or no integration serves it: perr says why). For budgets: a USD budget on a model
+// without a price is refused, and the dispatcher estimates a judgment's cost with it.
+func (e *Engine) PriceOf(ctx context.Context, orgID, userID, model string) (p Price, ok bool, perr *provider.Error) {
+	ins, err := store.UserIntegrations(ctx, e.Table, orgID, userID)
+	if err != nil {
+		pe := provider.Errorf(provider.ClassAPI, "the integrations could not be read")
+		pe.Retryable = true
+		return Price{}, false, pe
+	}
+	m, perr := pick(ins, model)
+	if perr != nil {
+		return Price{}, false, perr
+	}
+	pr := priceOf(m.in, m.model, model)
+	if pr == nil {
+		return Price{}, false, nil
+	}
+	return Price{InputPerMillion: pr.input, OutputPerMillion: pr.output}, true, nil
+}

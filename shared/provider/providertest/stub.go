@@ -79,6 +79,16 @@ type Call struct {
 	Body           map[string]any
 }
 
+// String names the call without its headers or body (they may hold credentials), so a
+// test that logs calls leaks nothing.
+func (c Call) String() string {
+	names := make([]string, 0, len(c.Header))
+	for k := range c.Header {
+		names = append(names, k)
+	}
+	return fmt.Sprintf("call %d of %q at %s (headers %v)", c.N, c.Model, c.Path, names)
+}
+
 // Message is one message of a call.
 type Message struct {
 	Role    string `json:"role"`
