@@ -82,6 +82,7 @@ var matrix = map[string]entry{
 	"PUT /v2/integrations/custom": {note: noRecord, write: func(a *tenant) req {
 		return req{"/v2/integrations/custom", `{"endpoint":"https://models.example.com/v1","authentication_type":"none","models":["m"]}`}
 	}},
+	"GET /v2/integrations/{integration_id}": {cross: x(func(a, b *tenant) req { return req{"/v2/integrations/" + b.IntegrationID, ""} })},
 	"POST /v2/integrations/{integration_id}/users": {
 		cross: x(
 			func(a, b *tenant) req {

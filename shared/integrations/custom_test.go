@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalobs/evalapi/shared/auth/authtest"
 	"github.com/evalobs/evalapi/shared/store"
 )
 
@@ -146,5 +147,46 @@ func TestModelPricesOnEveryProvider(t *testing.T) {
 	got := h.put(&h.org.User, "model-vendor", `{"token":"t"}`)
 	if got.ModelPrices != nil {
 		t.Fatalf("prices kept: %v", got.ModelPrices)
+	}
+}
+
+// GET /v2/integrations/{id} shows the integration, prices included, to those who may use it.
+func TestGetIntegration(t *testing.T) {
+	h := newHarness(t, options{})
+	in := h.put(&h.org.User, "model-vendor", `{"token":"`+customCanary+`","model_prices":{"m":{"input_per_million":1,"output_per_million":2}}}`)
+	for _, tc := range []struct {
+		name  string
+		who   any
+		code  int
+		allow bool
+	}{
+		{"owner", &h.org.User, 200, true},
+		{"organization admin", &h.org.Admin, 200, true},
+		{"another user", &h.org.Manager, 404, false},
+		{"another organization's admin", &h.other.Admin, 404, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, resp := h.do(tc.who.(*authtest.User), "GET", "/v2/integrations/"+in.ID, "")
+			if code != tc.code || strings.Contains(resp, customCanary) {
+				t.Fatalf("%d %s", code, resp)
+			}
+			if code == 200 && (!strings.Contains(resp, `"model_prices":{"m":{"input_per_million":1,"output_per_million":2}}`) || !strings.Contains(resp, in.ID)) {
+				t.Fatalf("body %s", resp)
+			}
+		})
+	}
+	// Shared with the manager as a viewer: visible, with the viewer's permissions.
+	if code, resp := h.do(&h.org.User, "POST", "/v2/integrations/"+in.ID+"/users", `[{"role":"viewer","user_id":"`+h.org.Manager.UserID+`"}]`); code != 200 {
+		t.Fatalf("share: %d %s", code, resp)
+	}
+	code, resp := h.do(&h.org.Manager, "GET", "/v2/integrations/"+in.ID, "")
+	if code != 200 || !strings.Contains(resp, `{"action":"read_secrets","allowed":false`) {
+		t.Fatalf("viewer: %d %s", code, resp)
+	}
+	if code, resp := h.do(&h.org.User, "GET", "/v2/integrations/not-a-uuid", ""); code != 422 || !strings.Contains(resp, `"loc":["path","integration_id"]`) {
+		t.Fatalf("bad id: %d %s", code, resp)
+	}
+	if code, _ := h.do(nil, "GET", "/v2/integrations/"+in.ID, ""); code != 401 {
+		t.Fatalf("unauthenticated: %d", code)
 	}
 }
