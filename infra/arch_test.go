@@ -12,10 +12,11 @@ import (
 
 // lambdaForbidden are packages no Lambda binary may link, with the reason.
 var lambdaForbidden = map[string]string{
-	"go.etcd.io/bbolt":                   "the embedded store is for the local hosts; Lambdas use DynamoDB only",
-	modulePath + "shared/store/embedded": "the embedded store is for the local hosts; Lambdas use DynamoDB only",
-	modulePath + "shared/app/local":      "local-host glue (emulators, the embedded store's stream)",
-	"google.golang.org/grpc":             "gRPC is never served; its weight would be cold start for nothing",
+	"go.etcd.io/bbolt":                          "the embedded store is for the local hosts; Lambdas use DynamoDB only",
+	modulePath + "shared/store/embedded":        "the embedded store is for the local hosts; Lambdas use DynamoDB only",
+	modulePath + "shared/app/local":             "local-host glue (emulators, the embedded store's stream)",
+	"google.golang.org/grpc":                    "gRPC is never served; its weight would be cold start for nothing",
+	modulePath + "shared/provider/providertest": "the stub model provider is test code",
 }
 
 func goList(t *testing.T, args ...string) []string {

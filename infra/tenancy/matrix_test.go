@@ -79,6 +79,10 @@ var matrix = map[string]entry{
 		return req{"/v2/integrations/cloud-host", `{"token":"t","endpoint":"https://proxy.example.com","available_deployments":[{"model":"m","id":"d"}]}`}
 	}},
 	"PUT /v2/integrations/model-vendor": {note: noRecord, write: func(a *tenant) req { return req{"/v2/integrations/model-vendor", `{"token":"t"}`} }},
+	"PUT /v2/integrations/custom": {note: noRecord, write: func(a *tenant) req {
+		return req{"/v2/integrations/custom", `{"endpoint":"https://models.example.com/v1","authentication_type":"none","models":["m"]}`}
+	}},
+	"GET /v2/integrations/{integration_id}": {cross: x(func(a, b *tenant) req { return req{"/v2/integrations/" + b.IntegrationID, ""} })},
 	"POST /v2/integrations/{integration_id}/users": {
 		cross: x(
 			func(a, b *tenant) req {

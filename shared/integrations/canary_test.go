@@ -98,6 +98,18 @@ func TestCanary(t *testing.T) {
 			t.Fatalf("%d %s", code, resp)
 		}
 	}
+	// The custom integration: API key, headers and OAuth2 client credentials, stored and refused.
+	h.put(&h.org.User, "custom", fmt.Sprintf(`{"endpoint":%q,"authentication_type":"api_key","api_key_header":"X-Key","api_key_value":%q,"headers":{"X-H":%q}}`, srv.URL, token, header))
+	h.put(&h.org.Manager, "custom", fmt.Sprintf(`{"endpoint":%q,"token":"id:%s","oauth2_token_url":%q,"headers":{"X-H":%q}}`, srv.URL, token, srv.URL+"/token", header))
+	for _, body := range []string{
+		fmt.Sprintf(`{"authentication_type":"api_key","api_key_value":%q,"headers":{"X-H":%q}}`, token, header),
+		fmt.Sprintf(`{"endpoint":"ftp://x","token":%q,"headers":{"X-H":[%q]}}`, token, header),
+		fmt.Sprintf(`{"endpoint":%q,"token":%q,"api_key_value":[%q],"headers":%q}`, srv.URL, token, token, header),
+	} {
+		if code, resp := h.do(&h.org.User, "PUT", "/v2/integrations/custom", body); code != 422 {
+			t.Fatalf("%d %s", code, resp)
+		}
+	}
 	if code, _ := h.do(&h.org.User, "PUT", "/v2/integrations/model-vendor", fmt.Sprintf(`{"token":{"t":%q}}`, token)); code != 422 {
 		t.Fatal("object token accepted")
 	}

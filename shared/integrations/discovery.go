@@ -10,9 +10,9 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"syscall"
 	"time"
 
+	"github.com/evalobs/evalapi/shared/egress"
 	"github.com/evalobs/evalapi/shared/secrets"
 )
 
@@ -23,18 +23,18 @@ const (
 	maxDeployments          = 1000
 )
 
-// More causes of a failed listing.
+// Causes of a failed listing; the address causes come from egress.
 var (
-	errUnreachable  = errors.New("unreachable")
-	errTimeout      = errors.New("timeout")
-	errBadResponse  = errors.New("bad response")
-	errUnauthorized = errors.New("unauthorized")
+	errRefusedAddress = egress.ErrRefusedAddress
+	errBadURL         = egress.ErrBadURL
+	errUnreachable    = egress.ErrUnreachable
+	errTimeout        = errors.New("timeout")
+	errBadResponse    = errors.New("bad response")
+	errUnauthorized   = errors.New("unauthorized")
 )
 
 // Resolver finds the addresses of a host name; *net.Resolver implements it.
-type Resolver interface {
-	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
-}
+type Resolver = egress.Resolver
 
 // Deployment is one model deployment of a cloud-host endpoint.
 type Deployment struct {
@@ -43,7 +43,7 @@ type Deployment struct {
 }
 
 // Discoverer lists the deployments of a cloud-host endpoint, connecting only to addresses
-// that CheckAddr allows, checked after resolution and again on the socket itself.
+// that egress allows, checked after resolution and again on the socket itself.
 type Discoverer struct {
 	AllowPrivate bool
 	Timeout      time.Duration // zero is DefaultDiscoveryTimeout
@@ -53,92 +53,24 @@ type Discoverer struct {
 }
 
 // client builds an HTTP client that never follows a redirect, never uses a proxy from the
-// environment, and dials only checked addresses.
+// environment, keeps no connection, and dials only checked addresses.
 func (d *Discoverer) client() *http.Client {
 	timeout := d.Timeout
 	if timeout <= 0 {
 		timeout = DefaultDiscoveryTimeout
 	}
-	dialer := &net.Dialer{
-		Timeout: timeout,
-		// Control runs on the socket about to connect: whatever resolved the name, the
-		// address connected to is checked here too.
-		Control: func(_, address string, _ syscall.RawConn) error {
-			ap, err := netip.ParseAddrPort(address)
-			if err != nil {
-				return errRefusedAddress
-			}
-			return CheckAddr(ap.Addr(), d.AllowPrivate)
-		},
-	}
-	transport := &http.Transport{
-		Proxy: nil,
-		DialContext: func(ctx context.Context, network, address string) (net.Conn, error) {
-			return d.dial(ctx, dialer, network, address)
-		},
-		TLSHandshakeTimeout:    timeout,
-		ResponseHeaderTimeout:  timeout,
-		MaxResponseHeaderBytes: 64 << 10,
-		DisableKeepAlives:      true,
-		ForceAttemptHTTP2:      true,
-	}
-	return &http.Client{
-		Transport:     transport,
-		Timeout:       timeout,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
-}
-
-// dial resolves the host, refuses the whole name when any of its addresses is refused (a
-// name that also points inside is not a provider), and connects to the first that answers.
-func (d *Discoverer) dial(ctx context.Context, dialer *net.Dialer, network, address string) (net.Conn, error) {
-	host, port, err := net.SplitHostPort(address)
-	if err != nil {
-		return nil, errRefusedAddress
-	}
-	var addrs []netip.Addr
-	if a, err := netip.ParseAddr(host); err == nil {
-		addrs = []netip.Addr{a}
-	} else {
-		r := d.Resolver
-		if r == nil {
-			r = net.DefaultResolver
-		}
-		if addrs, err = r.LookupNetIP(ctx, "ip", host); err != nil || len(addrs) == 0 {
-			return nil, errUnreachable
-		}
-	}
-	for _, a := range addrs {
-		if err := CheckAddr(a, d.AllowPrivate); err != nil {
-			return nil, err
-		}
-	}
-	var last error = errUnreachable
-	for _, a := range addrs {
-		ap := netip.AddrPortFrom(a.Unmap(), mustPort(port))
-		if d.dialed != nil {
-			d.dialed(ap)
-		}
-		conn, err := dialer.DialContext(ctx, network, ap.String())
-		if err == nil {
-			return conn, nil
-		}
-		last = err
-	}
-	return nil, last
-}
-
-func mustPort(s string) uint16 {
-	var n uint16
-	_, _ = fmt.Sscan(s, &n)
-	return n
+	dialer := &egress.Dialer{AllowLoopback: d.AllowPrivate, Timeout: timeout, Resolver: d.Resolver, Dialed: d.dialed}
+	c := dialer.Client(timeout)
+	c.Transport.(*http.Transport).DisableKeepAlives = true
+	c.Timeout = timeout
+	return c
 }
 
 // Deployments lists the deployments of the endpoint with GET
 // {endpoint}/openai/deployments?api-version={apiVersion} and header api-key. The error is
 // one of the causes above; it never carries what the provider sent.
 func (d *Discoverer) Deployments(ctx context.Context, endpoint, apiVersion string, token secrets.Value) ([]Deployment, error) {
-	u, err := CheckEndpoint(endpoint, d.AllowPrivate)
+	u, err := egress.CheckEndpoint(endpoint, d.AllowPrivate)
 	if err != nil {
 		return nil, err
 	}

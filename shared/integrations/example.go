@@ -2,10 +2,10 @@ package integrations
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
+	"github.com/evalobs/evalapi/shared/credentials"
 	"github.com/evalobs/evalapi/shared/secrets"
 	"github.com/evalobs/evalapi/shared/store"
 )
@@ -21,7 +21,7 @@ func SeedExample(ctx context.Context, t store.Table, sec secrets.Store, orgID, o
 	in := store.Integration{ID: ExampleIntegrationID, OrgID: orgID, OwnerID: ownerID, Provider: "model-vendor",
 		Name: "model-vendor", Settings: map[string]any{"organization_id": nil}, Revision: "fixture-revision",
 		CreatedAt: now, UpdatedAt: now}
-	value, err := json.Marshal(secretDoc{Revision: in.Revision, Token: "fixture-token-not-a-credential"})
+	value, err := credentials.Encode(in.Revision, credentials.Set{Token: secrets.NewValueString("fixture-token-not-a-credential")})
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,9 @@
 // Package integrations serves a user's model-provider integrations: creating or replacing
-// the cloud-host and model-vendor integrations (operations 2 and 3) and sharing one with
-// other users as viewers (operation 4).
+// the cloud-host and model-vendor integrations (operations 2 and 3) and the custom
+// integration (any chat-completions server, beyond the specification, with the original's
+// body), and sharing one with other users as viewers (operation 4). Every integration may
+// carry model_prices (beyond the specification): what the judge prices its calls with,
+// shown by GET /v2/integrations/{integration_id} (beyond the specification too).
 //
 // Credentials never reach DynamoDB: the token and every other credential-bearing field go
 // into one secret per integration through the secrets port, and the record keeps its ref.
@@ -44,6 +47,8 @@ func Register(rt *httpapi.Router, d Deps) {
 	h := &handlers{Deps: d}
 	rt.Handle("PUT /v2/integrations/cloud-host", h.putCloudHost, d.Authenticate)
 	rt.Handle("PUT /v2/integrations/model-vendor", h.putModelVendor, d.Authenticate)
+	rt.Handle("PUT /v2/integrations/custom", h.putCustom, d.Authenticate)
+	rt.Handle("GET /v2/integrations/{integration_id}", h.get, d.Authenticate)
 	rt.Handle("POST /v2/integrations/{integration_id}/users", h.share, d.Authenticate)
 }
 

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/evalobs/evalapi/shared/egress"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/secrets"
 	"github.com/evalobs/evalapi/shared/validate"
@@ -22,10 +23,11 @@ const DefaultAPIVersion = "2025-03-01-preview"
 // authenticationTypes are the cloud-host authentication types, in the original's order.
 var authenticationTypes = []string{"api_key", "client_secret", "username_password", "custom_oauth2"}
 
-// credentials are the secret parts of a write body: they go to the secret store only, and
+// credentialsIn are the secret parts of a write body: they go to the secret store only, and
 // print as "[redacted]" wherever they travel.
-type credentials struct {
+type credentialsIn struct {
 	Token          secrets.Value
+	APIKeyValue    secrets.Value            // custom integrations with api_key authentication
 	DefaultHeaders map[string]secrets.Value // nil when the body has none
 }
 
@@ -34,7 +36,7 @@ type credentials struct {
 type write struct {
 	provider string
 	settings map[string]any
-	creds    credentials
+	creds    credentialsIn
 	// discover is set for a cloud-host body without available_deployments: the endpoint's
 	// list is fetched and stored under settings["available_deployments"].
 	discover bool
@@ -59,6 +61,7 @@ func readModelVendor(r *http.Request) (write, error) {
 		if org, ok := o.Get("organization_id").Nullable().String(); ok {
 			w.settings["organization_id"] = org
 		}
+		readModelPrices(o, w.settings)
 	}
 	return w, errs.Err()
 }
@@ -84,7 +87,7 @@ func readCloudHost(r *http.Request, allowPrivate bool) (write, error) {
 
 	ep := o.Get("endpoint").Required()
 	if e, ok := ep.String(); ok {
-		if _, err := CheckEndpoint(e, allowPrivate); err != nil {
+		if _, err := egress.CheckEndpoint(e, allowPrivate); err != nil {
 			ep.Add(validate.ValueError(ep.Loc(), endpointInput(e), causeMessage(err)))
 		}
 		s["endpoint"] = e
@@ -105,7 +108,7 @@ func readCloudHost(r *http.Request, allowPrivate bool) (write, error) {
 	}
 	tokenURL := o.Get("oauth2_token_url").Nullable()
 	if v, ok := tokenURL.String(); ok {
-		if _, err := CheckEndpoint(v, allowPrivate); err != nil {
+		if _, err := egress.CheckEndpoint(v, allowPrivate); err != nil {
 			errs.Add(validate.ValueError(tokenURL.Loc(), endpointInput(v),
 				"oauth2_token_url must be an https URL with a host and no credentials"))
 		}
@@ -155,15 +158,8 @@ func readCloudHost(r *http.Request, allowPrivate bool) (write, error) {
 			s["available_deployments"], w.discover = list, false
 		}
 	}
-	if mm, ok := o.Get("multi_modal_config").Nullable().Object(); ok {
-		cfg := map[string]any{"max_files": nil, "max_file_size_bytes": nil}
-		for _, name := range []string{"max_files", "max_file_size_bytes"} {
-			if n, ok := mm.Get(name).Nullable().Int(validate.Ge(1)); ok {
-				cfg[name] = n
-			}
-		}
-		s["multi_modal_config"] = cfg
-	}
+	readMultiModal(o, s)
+	readModelPrices(o, s)
 	return w, errs.Err()
 }
 

@@ -18,6 +18,9 @@ type integration struct {
 	Permissions []permission `json:"permissions"`
 	IsSelected  bool         `json:"is_selected"`
 	IsDisabled  bool         `json:"is_disabled"`
+	// ModelPrices (beyond the specification) shows the prices the integration was given;
+	// absent when none were.
+	ModelPrices map[string]any `json:"model_prices,omitempty"`
 }
 
 type permission struct {
@@ -91,7 +94,15 @@ func accessOf(c auth.Caller, in store.Integration, shared bool) access {
 func integrationOut(in store.Integration, a access) integration {
 	return integration{ID: in.ID, Name: in.Name, Provider: in.Provider, CreatedAt: timestamp(in.CreatedAt),
 		UpdatedAt: timestamp(in.UpdatedAt), CreatedBy: in.OwnerID, Permissions: permissionsOf(a),
-		IsSelected: in.IsSelected, IsDisabled: in.IsDisabled}
+		IsSelected: in.IsSelected, IsDisabled: in.IsDisabled, ModelPrices: modelPrices(in.Settings)}
+}
+
+func modelPrices(s map[string]any) map[string]any {
+	m, _ := s["model_prices"].(map[string]any)
+	if len(m) == 0 {
+		return nil
+	}
+	return m
 }
 
 // timestamp is the API's form of a time: RFC 3339 in UTC.

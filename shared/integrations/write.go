@@ -2,7 +2,6 @@ package integrations
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"math/rand/v2"
 	"net/http"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/base"
+	"github.com/evalobs/evalapi/shared/credentials"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/secrets"
 	"github.com/evalobs/evalapi/shared/store"
@@ -126,29 +126,14 @@ func (h *handlers) save(w http.ResponseWriter, r *http.Request, wr write) error 
 	}
 }
 
-// SecretName is the name of an integration's secret under the store's prefix (the Secrets
-// Manager adapter puts SECRETS_PREFIX in front).
-func SecretName(integrationID string) string { return "integrations/" + integrationID }
-
-// secretDoc is the one secret value of an integration.
-type secretDoc struct {
-	Revision       string            `json:"revision"`
-	Token          string            `json:"token"`
-	DefaultHeaders map[string]string `json:"default_headers,omitempty"`
-}
+// SecretName is the name of an integration's secret under the store's prefix.
+func SecretName(integrationID string) string { return credentials.SecretName(integrationID) }
 
 // putSecret writes the credentials of in as its secret and returns the ref.
-func (h *handlers) putSecret(ctx context.Context, c auth.Caller, in store.Integration, cr credentials) (string, error) {
-	doc := secretDoc{Revision: in.Revision, Token: cr.Token.RevealString()}
-	if cr.DefaultHeaders != nil {
-		doc.DefaultHeaders = make(map[string]string, len(cr.DefaultHeaders))
-		for k, v := range cr.DefaultHeaders {
-			doc.DefaultHeaders[k] = v.RevealString()
-		}
-	}
-	value, err := json.Marshal(doc)
+func (h *handlers) putSecret(ctx context.Context, c auth.Caller, in store.Integration, cr credentialsIn) (string, error) {
+	value, err := credentials.Encode(in.Revision, credentials.Set{Token: cr.Token, APIKeyValue: cr.APIKeyValue, Headers: cr.DefaultHeaders})
 	if err != nil {
-		return "", errors.New("integrations: encode secret") // never wrap: the error could quote the value
+		return "", err
 	}
 	tags := map[string]string{"organization": c.OrgID, "owner": c.UserID, "integration": in.ID}
 	ref, err := h.Secrets.Put(ctx, SecretName(in.ID), value, tags)
@@ -194,24 +179,19 @@ func (h *handlers) restoreSecret(ctx context.Context, in store.Integration, valu
 	}
 }
 
-// ReadSecret returns the credentials of an integration through the secrets port, with the
-// revision check: ok is false when the secret and the record were not written by the same
-// request (a replace whose record write failed), and the caller should not use them.
+// Credentials are the secret parts of an integration, as its secret holds them.
+type Credentials = credentials.Set
+
+// ReadCredentials returns the credentials of an integration through the secrets port, with
+// the revision check (see credentials.Read).
+func ReadCredentials(ctx context.Context, sec secrets.Store, in store.Integration) (Credentials, bool, error) {
+	return credentials.Read(ctx, sec, in)
+}
+
+// ReadSecret is ReadCredentials for the token and headers alone.
 func ReadSecret(ctx context.Context, sec secrets.Store, in store.Integration) (token secrets.Value, headers map[string]secrets.Value, ok bool, err error) {
-	b, err := sec.Get(ctx, in.SecretRef)
-	if err != nil {
-		return secrets.Value{}, nil, false, err
-	}
-	defer clear(b)
-	var doc secretDoc
-	if json.Unmarshal(b, &doc) != nil {
-		return secrets.Value{}, nil, false, errors.New("integrations: secret is not a credential document")
-	}
-	headers = make(map[string]secrets.Value, len(doc.DefaultHeaders))
-	for k, v := range doc.DefaultHeaders {
-		headers[k] = secrets.NewValueString(v)
-	}
-	return secrets.NewValueString(doc.Token), headers, doc.Revision == in.Revision, nil
+	c, ok, err := ReadCredentials(ctx, sec, in)
+	return c.Token, c.Headers, ok, err
 }
 
 // pause waits a little before another round, longer after each lost race.

@@ -91,3 +91,25 @@ func TestIntegrationRecords(t *testing.T) {
 		}
 	})
 }
+
+func TestUserIntegrations(t *testing.T) {
+	eachTable(t, func(t *testing.T, tbl store.Table) {
+		ctx := t.Context()
+		org, owner := uuid.NewString(), uuid.NewString()
+		now := time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)
+		for _, p := range []string{"model-vendor", "custom", "cloud-host"} {
+			in := store.Integration{ID: uuid.NewString(), OrgID: org, OwnerID: owner, Provider: p, Name: p,
+				Settings: map[string]any{}, SecretRef: "integrations/" + p, Revision: "r", CreatedAt: now, UpdatedAt: now}
+			if err := store.CreateIntegration(ctx, tbl, in); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := store.UserIntegrations(ctx, tbl, org, owner)
+		if err != nil || len(got) != 3 || got[0].Provider != "cloud-host" || got[1].Provider != "custom" || got[2].Provider != "model-vendor" {
+			t.Fatalf("%+v %v", got, err)
+		}
+		if got, err := store.UserIntegrations(ctx, tbl, uuid.NewString(), owner); err != nil || len(got) != 0 {
+			t.Fatalf("other organization: %+v %v", got, err)
+		}
+	})
+}

@@ -33,7 +33,7 @@ func readGoldenModel(errs *Errors, raw any, present bool) {
 		inner.Get("model").Required().String()
 		inner.Get("id").Required().String()
 	}
-	obj.Get("headers").Nullable().StringMap()
+	obj.Get("extra_labels").Nullable().StringMap()
 	obj.Get("token").Nullable().String()
 }
 

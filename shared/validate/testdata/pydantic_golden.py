@@ -40,7 +40,7 @@ class M(BaseModel):
     day: Optional[date] = None
     tags: list[str] = Field(default_factory=list, min_length=1, max_length=2)
     inner: Optional[Inner] = None
-    headers: Optional[dict[str, str]] = None
+    extra_labels: Optional[dict[str, str]] = None
     token: Optional[str] = None
 
 
@@ -104,8 +104,8 @@ CASES = [
     {"name": "ok", "inner": "x"},
     {"name": "ok", "inner": {}},
     {"name": "ok", "inner": {"model": 1, "id": "x"}},
-    {"name": "ok", "headers": {"a": 1, "b": "x"}},
-    {"name": "ok", "headers": []},
+    {"name": "ok", "extra_labels": {"a": 1, "b": "x"}},
+    {"name": "ok", "extra_labels": []},
     {"name": "ok", "token": 12345},
     {"name": "ok", "token": "fine"},
     {"name": 1, "count": 0, "ratio": 2, "flag": "x", "color": "x", "kind": "x", "tags": [], "inner": {}},
@@ -114,7 +114,7 @@ CASES = [
     None,
 ]
 
-SECRET = {"token", "password", "api_key", "client_secret", "default_headers", "refresh_token"}
+SECRET = {"token", "password", "api_key", "client_secret", "default_headers", "refresh_token", "api_key_value", "headers"}
 
 
 def redact(loc, value):

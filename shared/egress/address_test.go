@@ -1,4 +1,4 @@
-package integrations
+package egress
 
 import (
 	"errors"
@@ -65,36 +65,36 @@ func TestCheckEndpoint(t *testing.T) {
 	}{
 		{"https://example-endpoint.openai.azure.com", false, nil},
 		{"https://example.com:8443/base/", false, nil},
-		{"http://example.com", false, errBadURL}, // https only
+		{"http://example.com", false, ErrBadURL}, // https only
 		{"http://example.com", true, nil},
 		{"http://127.0.0.1:9999", true, nil},
-		{"http://169.254.169.254/latest/meta-data/", false, errBadURL},
-		{"https://169.254.169.254/latest/meta-data/", false, errRefusedAddress},
-		{"http://169.254.169.254/latest/meta-data/", true, errRefusedAddress},
-		{"http://[::ffff:169.254.169.254]/", true, errRefusedAddress},
-		{"https://[::ffff:169.254.169.254]/", false, errRefusedAddress},
-		{"https://127.0.0.1:2773/", false, errRefusedAddress},
-		{"https://10.0.0.1/", false, errRefusedAddress},
-		{"http://0x7f000001/", true, errRefusedAddress},
-		{"https://0x7f000001/", false, errRefusedAddress},
-		{"https://2130706433/", false, errRefusedAddress},
-		{"https://0177.0.0.1/", false, errRefusedAddress},
-		{"https://127.1/", false, errRefusedAddress},
-		{"https://foo.localhost/", false, errRefusedAddress},
-		{"file:///etc/passwd", false, errBadURL},
-		{"file:///etc/passwd", true, errBadURL},
-		{"gopher://x", true, errBadURL},
-		{"ftp://example.com", false, errBadURL},
-		{"https://user:pw@example.com", false, errBadURL},
-		{"https://example.com?x=1", false, errBadURL},
-		{"https://example.com#frag", false, errBadURL},
-		{"https://", false, errBadURL},
-		{"https://example.com:0", false, errBadURL},
-		{"https://example.com:70000", false, errBadURL},
-		{"//example.com", false, errBadURL},
-		{"example.com", false, errBadURL},
-		{"https://[fe80::1%25eth0]/", false, errRefusedAddress},
-		{"", false, errBadURL},
+		{"http://169.254.169.254/latest/meta-data/", false, ErrBadURL},
+		{"https://169.254.169.254/latest/meta-data/", false, ErrRefusedAddress},
+		{"http://169.254.169.254/latest/meta-data/", true, ErrRefusedAddress},
+		{"http://[::ffff:169.254.169.254]/", true, ErrRefusedAddress},
+		{"https://[::ffff:169.254.169.254]/", false, ErrRefusedAddress},
+		{"https://127.0.0.1:2773/", false, ErrRefusedAddress},
+		{"https://10.0.0.1/", false, ErrRefusedAddress},
+		{"http://0x7f000001/", true, ErrRefusedAddress},
+		{"https://0x7f000001/", false, ErrRefusedAddress},
+		{"https://2130706433/", false, ErrRefusedAddress},
+		{"https://0177.0.0.1/", false, ErrRefusedAddress},
+		{"https://127.1/", false, ErrRefusedAddress},
+		{"https://foo.localhost/", false, ErrRefusedAddress},
+		{"file:///etc/passwd", false, ErrBadURL},
+		{"file:///etc/passwd", true, ErrBadURL},
+		{"gopher://x", true, ErrBadURL},
+		{"ftp://example.com", false, ErrBadURL},
+		{"https://user:pw@example.com", false, ErrBadURL},
+		{"https://example.com?x=1", false, ErrBadURL},
+		{"https://example.com#frag", false, ErrBadURL},
+		{"https://", false, ErrBadURL},
+		{"https://example.com:0", false, ErrBadURL},
+		{"https://example.com:70000", false, ErrBadURL},
+		{"//example.com", false, ErrBadURL},
+		{"example.com", false, ErrBadURL},
+		{"https://[fe80::1%25eth0]/", false, ErrRefusedAddress},
+		{"", false, ErrBadURL},
 	} {
 		_, err := CheckEndpoint(tc.url, tc.allowPrivate)
 		if !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
@@ -118,7 +118,7 @@ func FuzzEndpointCheck(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw string, allowPrivate bool) {
 		u, err := CheckEndpoint(raw, allowPrivate)
 		if err != nil {
-			if !errors.Is(err, errBadURL) && !errors.Is(err, errRefusedAddress) {
+			if !errors.Is(err, ErrBadURL) && !errors.Is(err, ErrRefusedAddress) {
 				t.Fatalf("unexpected error kind %v", err)
 			}
 			return

@@ -1,4 +1,4 @@
-package integrations
+package egress
 
 import (
 	"errors"
@@ -8,11 +8,15 @@ import (
 	"strings"
 )
 
-// Why the service refuses to call an endpoint. Each cause answers with a fixed message (see
-// causeMessage) that never carries what the provider sent.
+// Why the service refuses to call an endpoint. Callers answer each with a fixed message
+// that never carries what the provider sent.
 var (
-	errRefusedAddress = errors.New("refused address")
-	errBadURL         = errors.New("not an allowed URL")
+	// ErrRefusedAddress: the address (given, or resolved from a name) is not public unicast.
+	ErrRefusedAddress = errors.New("refused address")
+	// ErrBadURL: not an https URL with a host and no credentials, query or fragment.
+	ErrBadURL = errors.New("not an allowed URL")
+	// ErrUnreachable: the name did not resolve, or no address answered.
+	ErrUnreachable = errors.New("unreachable")
 )
 
 // refusedPrefixes are the special-purpose ranges (IANA registries, RFC 6890 and successors)
@@ -36,11 +40,11 @@ var refusedPrefixes = func() []netip.Prefix {
 }()
 
 // CheckAddr says whether the service may connect to a: nil for a public unicast address,
-// errRefusedAddress otherwise. With allowPrivate (tests against a local fake provider) a
+// ErrRefusedAddress otherwise. With allowPrivate (tests against a local fake provider) a
 // loopback address is allowed too; nothing else is.
 func CheckAddr(a netip.Addr, allowPrivate bool) error {
 	if !a.IsValid() {
-		return errRefusedAddress
+		return ErrRefusedAddress
 	}
 	// An IPv4-mapped IPv6 address (::ffff:169.254.169.254) reaches the IPv4 address.
 	a = a.Unmap().WithZone("")
@@ -49,11 +53,11 @@ func CheckAddr(a netip.Addr, allowPrivate bool) error {
 	}
 	if a.IsLoopback() || a.IsPrivate() || a.IsUnspecified() || a.IsMulticast() ||
 		a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() || a.IsInterfaceLocalMulticast() {
-		return errRefusedAddress
+		return ErrRefusedAddress
 	}
 	for _, p := range refusedPrefixes {
 		if p.Contains(a) {
-			return errRefusedAddress
+			return ErrRefusedAddress
 		}
 	}
 	return nil
@@ -68,37 +72,37 @@ func CheckAddr(a netip.Addr, allowPrivate bool) error {
 func CheckEndpoint(raw string, allowPrivate bool) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, errBadURL
+		return nil, ErrBadURL
 	}
 	switch {
 	case u.Scheme == "https":
 	case u.Scheme == "http" && allowPrivate:
 	default:
-		return nil, errBadURL
+		return nil, ErrBadURL
 	}
 	if u.Opaque != "" || u.User != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
-		return nil, errBadURL
+		return nil, ErrBadURL
 	}
 	host := u.Hostname()
 	if host == "" {
-		return nil, errBadURL
+		return nil, ErrBadURL
 	}
 	if port := u.Port(); port != "" {
 		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-			return nil, errBadURL
+			return nil, ErrBadURL
 		}
 	}
 	if a, err := netip.ParseAddr(host); err == nil {
 		if CheckAddr(a, allowPrivate) != nil {
-			return nil, errRefusedAddress
+			return nil, ErrRefusedAddress
 		}
 		return u, nil
 	}
 	if numericHost(host) {
-		return nil, errRefusedAddress
+		return nil, ErrRefusedAddress
 	}
 	if strings.ContainsAny(host, "%[]") || strings.HasSuffix(strings.ToLower(strings.TrimSuffix(host, ".")), ".localhost") {
-		return nil, errRefusedAddress
+		return nil, ErrRefusedAddress
 	}
 	return u, nil
 }
