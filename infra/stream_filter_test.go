@@ -10,6 +10,7 @@ import (
 
 	"github.com/evalobs/evalapi/shared/app/apptest"
 	"github.com/evalobs/evalapi/shared/app/workers"
+	"github.com/evalobs/evalapi/shared/queue"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/stream"
 )
@@ -36,7 +37,7 @@ func TestStreamFilterMatchesHandlers(t *testing.T) {
 		t.Fatal("no DynamoDB stream filter in template.yaml")
 	}
 	d := apptest.Deps(t)
-	consumer := workers.Stream(d)
+	consumer := workers.Stream(d, queue.NewLocal(queue.Options{}), workers.EvalConfig{})
 	item := func(pk, sk, entity string) store.Item {
 		return store.Item{store.AttrPK: pk, store.AttrSK: sk, store.AttrEntity: entity}
 	}
