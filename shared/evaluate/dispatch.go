@@ -169,7 +169,7 @@ func pinned(sc store.ScorerConfig) int64 {
 
 // DispatchPlan is what the dispatcher does for one trace.
 type DispatchPlan struct {
-	Selected []store.ScorerConfig        // scorers to judge the trace
+	Selected []store.ScorerConfig         // scorers to judge the trace
 	Marks    map[string]store.MetricValue // pending for those, skipped for the others
 }
 

@@ -59,18 +59,18 @@ type localMsg struct {
 type Local struct {
 	opts Options
 
-	mu       sync.Mutex
-	wake     *sync.Cond
-	msgs     []*localMsg
-	dead     []Message
-	seq      int
-	running  int
-	peak     int
-	closed   bool
-	handler  Handler
-	cancel   context.CancelFunc
-	done     sync.WaitGroup
-	timerAt  time.Time // when the pending wake-up timer fires (zero: none)
+	mu      sync.Mutex
+	wake    *sync.Cond
+	msgs    []*localMsg
+	dead    []Message
+	seq     int
+	running int
+	peak    int
+	closed  bool
+	handler Handler
+	cancel  context.CancelFunc
+	done    sync.WaitGroup
+	timerAt time.Time // when the pending wake-up timer fires (zero: none)
 }
 
 var _ Sender = (*Local)(nil)
