@@ -141,6 +141,17 @@ func (q *Local) Len() int {
 	return len(q.msgs)
 }
 
+// Pending returns the bodies of the messages not yet deleted nor dead, in send order.
+func (q *Local) Pending() [][]byte {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := make([][]byte, len(q.msgs))
+	for i, m := range q.msgs {
+		out[i] = m.body
+	}
+	return out
+}
+
 // PeakConcurrency is the most handler calls that ran at once.
 func (q *Local) PeakConcurrency() int {
 	q.mu.Lock()
