@@ -125,7 +125,7 @@ func (e *Evaluator) evaluate(ctx context.Context, qm queue.Message) error {
 	}
 	claim := store.ScoreClaimKey(m.RunID, m.RecordID, m.ScorerID, l.version)
 	_, err = traces.WriteScore(ctx, e.table, traces.ScoreWrite{Key: l.traceIt.Key(),
-		Values: map[string]store.MetricValue{sc.MetricKey(): metricValue(v)}, Claim: &claim, Now: e.now()})
+		Values: map[string]store.MetricValue{sc.MetricKey(): metricValue(v)}, Claim: &claim, Now: e.now(), Read: l.traceIt})
 	if errors.Is(err, traces.ErrScoreRecordGone) {
 		return nil
 	}

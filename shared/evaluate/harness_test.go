@@ -67,13 +67,13 @@ func traceID(i int) string { return fmt.Sprintf("7c0e5a4e-0000-4000-8000-%012d",
 
 // env is a log stream with one LLM scorer and n complete traces.
 type env struct {
-	t      *testing.T
+	t      testing.TB
 	tbl    store.Table
 	traces []store.Trace
 	items  []store.Item
 }
 
-func newEnv(t *testing.T, tbl store.Table, n int, segments []store.SegmentFilter) *env {
+func newEnv(t testing.TB, tbl store.Table, n int, segments []store.SegmentFilter) *env {
 	t.Helper()
 	ctx := context.Background()
 	if err := store.CreateProject(ctx, tbl, store.Project{ID: projectID, OrgID: orgID, Name: "p", Type: "gen_ai", CreatedAt: base, UpdatedAt: base}); err != nil {
@@ -204,4 +204,4 @@ func (e *env) counted() (onRecords, inRollups, inSummary int64) {
 	return onRecords, inRollups, inSummary
 }
 
-func embeddedTable(t *testing.T) store.Table { return testenv.Embedded(t) }
+func embeddedTable(t testing.TB) store.Table { return testenv.Embedded(t) }

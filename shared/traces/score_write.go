@@ -29,6 +29,9 @@ type ScoreWrite struct {
 	// done at most once per claim.
 	Claim *store.Key
 	Now   time.Time
+	// Read, when set, is the trace's item as the caller just read it (strongly
+	// consistently): the first attempt starts from it instead of reading it again.
+	Read store.Item
 }
 
 // scoreAttempts bounds the rounds lost to other writers of the trace.
@@ -38,7 +41,11 @@ const scoreAttempts = 8
 // score was written before) or when there was nothing to change.
 func WriteScore(ctx context.Context, t store.Table, w ScoreWrite) (bool, error) {
 	for range scoreAttempts {
-		it, err := t.Get(ctx, w.Key, true)
+		it, err := w.Read, error(nil)
+		w.Read = nil // a retry reads afresh
+		if it == nil {
+			it, err = t.Get(ctx, w.Key, true)
+		}
 		if errors.Is(err, store.ErrNotFound) {
 			return false, ErrScoreRecordGone
 		}
