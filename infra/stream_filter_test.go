@@ -59,6 +59,8 @@ func TestStreamFilterMatchesHandlers(t *testing.T) {
 		{"trace marked complete", "MODIFY", trace(false, ""), trace(true, "")},
 		{"trace written again", "MODIFY", trace(false, ""), trace(false, "2026-11-24T10:00:00Z")},
 		{"trace deleted", "REMOVE", trace(true, ""), nil},
+		{"span created", "INSERT", nil, item("TRACE#t", "SPAN#s", store.EntitySpan)},
+		{"span changed", "MODIFY", item("TRACE#t", "SPAN#s", store.EntitySpan), item("TRACE#t", "SPAN#s", store.EntitySpan)},
 	} {
 		rec := stream.Record{ID: "1", Old: tc.old, New: tc.new}
 		handled := consumer.Accepts(rec)

@@ -67,6 +67,9 @@ func markOf(it store.Item) (writeMark, bool) {
 // Accepts takes a trace's creation, and a client's later write of it (not the pipeline's
 // own metric writes, nor writes of a trace already complete before them).
 func (d *Dispatcher) Accepts(r stream.Record) bool {
+	if isSpanInsert(r) {
+		return true
+	}
 	if r.New == nil || r.New[store.AttrEntity] != store.EntityTrace {
 		return false
 	}
@@ -103,27 +106,35 @@ func (d *Dispatcher) Handle(ctx context.Context, records []stream.Record) []stri
 	return failed
 }
 
+// run reads a run's settings once per batch (nil: the run is gone).
+func (d *Dispatcher) run(ctx context.Context, runs map[string]*store.Run, orgID, projectID, runID string) (*store.Run, error) {
+	if run, ok := runs[runID]; ok {
+		return run, nil
+	}
+	got, err := store.GetRun(ctx, d.table, orgID, projectID, runID)
+	if errors.Is(err, store.ErrNotFound) {
+		runs[runID] = nil
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("dispatch: %w", err)
+	}
+	runs[runID] = &got
+	return &got, nil
+}
+
 func (d *Dispatcher) dispatch(ctx context.Context, r stream.Record, runs map[string]*store.Run) error {
+	if isSpanInsert(r) {
+		return d.dispatchSpan(ctx, r, runs)
+	}
 	var tr store.Trace
 	if err := store.DecodeTrace(r.New, &tr); err != nil {
 		d.log.Warn("dispatch: unreadable trace, skipped", "key", r.New.Key().String())
 		return nil
 	}
-	run, ok := runs[tr.RunID]
-	if !ok {
-		got, err := store.GetRun(ctx, d.table, tr.OrgID, tr.ProjectID, tr.RunID)
-		if errors.Is(err, store.ErrNotFound) {
-			runs[tr.RunID] = nil
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("dispatch: %w", err)
-		}
-		run = &got
-		runs[tr.RunID] = run
-	}
-	if run == nil {
-		return nil
+	run, err := d.run(ctx, runs, tr.OrgID, tr.ProjectID, tr.RunID)
+	if err != nil || run == nil {
+		return err
 	}
 	plan := Plan(run, &tr)
 	if len(plan.Marks) == 0 {

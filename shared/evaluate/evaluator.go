@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -86,11 +87,20 @@ var errRetry = errors.New("judge asks for a retry")
 
 // loaded is what one evaluation reads, in parallel.
 type loaded struct {
-	trace   store.Trace
-	traceIt store.Item
+	trace   store.Trace // a trace's header and content
+	span    store.Span  // or a span's
+	traceIt store.Item  // the record's item (a trace's or a span's)
 	run     store.Run
 	version int64
 	claimed bool
+}
+
+// recordKey is the key of the message's record.
+func (m Message) recordKey() store.Key {
+	if m.Kind == KindSpan {
+		return store.SpanKey(m.TraceID, m.RecordID)
+	}
+	return store.TraceKey(m.RunID, m.CreatedAt, m.RecordID)
 }
 
 // evaluate handles one message; an error returns it to the queue.
@@ -108,28 +118,58 @@ func (e *Evaluator) evaluate(ctx context.Context, qm queue.Message) error {
 	if !ok || l.claimed {
 		return nil // the scorer left the settings, or this version was judged before
 	}
-	if m.Seen != "" && !l.trace.IsComplete && lastWrite(&l.trace) != m.Seen {
+	if m.Kind == KindTrace && m.Seen != "" && !l.trace.IsComplete && lastWrite(&l.trace) != m.Seen {
 		return nil // a later write of the trace sent messages of its own
 	}
-	content := l.trace.RecordContent
+	content, metadata := l.trace.RecordContent, l.trace.Metadata
+	if m.Kind == KindSpan {
+		content, metadata = l.span.RecordContent, l.span.Metadata
+	}
 	if e.payloads != nil {
 		if err := payload.Resolve(ctx, e.payloads, &content); err != nil {
 			return fmt.Errorf("evaluate: %w", err)
 		}
 	}
+	c := Content{Input: content.Input, Output: content.Output, Tools: content.Tools, Metadata: metadata}
+	if m.Kind == KindSpan && l.span.Type == "retriever" {
+		c.Documents = content.Output
+	}
 	v := e.judge.Judge(ctx, Task{OrgID: m.OrgID, ProjectID: m.ProjectID, LogStreamID: m.RunID, RecordKind: m.Kind,
-		RecordID: m.RecordID, ScorerID: m.ScorerID, ScorerVersion: l.version, Scorer: sc,
-		Content: Content{Input: content.Input, Output: content.Output, Tools: content.Tools, Metadata: l.trace.Metadata}})
+		RecordID: m.RecordID, ScorerID: m.ScorerID, ScorerVersion: l.version, Scorer: sc, Content: c})
 	if v.ErrorType != "" && v.Retryable && qm.ReceiveCount < e.maxReceiveCount {
 		return fmt.Errorf("%w: %s", errRetry, v.ErrorType)
 	}
 	claim := store.ScoreClaimKey(m.RunID, m.RecordID, m.ScorerID, l.version)
-	_, err = traces.WriteScore(ctx, e.table, traces.ScoreWrite{Key: l.traceIt.Key(),
-		Values: map[string]store.MetricValue{sc.MetricKey(): metricValue(v)}, Claim: &claim, Now: e.now(), Read: l.traceIt})
-	if errors.Is(err, traces.ErrScoreRecordGone) {
-		return nil
+	w := traces.ScoreWrite{Key: l.traceIt.Key(), Values: map[string]store.MetricValue{sc.MetricKey(): metricValue(v)},
+		Claim: &claim, Now: e.now(), Read: l.traceIt}
+	if m.Kind == KindTrace {
+		_, err = traces.WriteScore(ctx, e.table, w)
+		if errors.Is(err, traces.ErrScoreRecordGone) {
+			return nil
+		}
+		return err
 	}
-	return err
+	if _, err = traces.WriteSpanScore(ctx, e.table, w); err != nil {
+		if errors.Is(err, traces.ErrScoreRecordGone) {
+			return nil
+		}
+		return err
+	}
+	// The trace's roll-up is recomputed whether this delivery wrote the span's value or
+	// found it written (a retry after the roll-up failed).
+	return traces.RollUpSpanScores(ctx, e.table, m.RunID, m.TraceID, sc.MetricKey(), rollUpStrategy(sc))
+}
+
+// rollUpStrategy is the setting's roll_up_strategy, avg when unset; none when the scorer
+// also scores traces (the trace's own value is not overwritten by its spans').
+func rollUpStrategy(sc store.ScorerConfig) string {
+	if slices.Contains(sc.ScoreableNodeTypes, "trace") {
+		return traces.RollUpNone
+	}
+	if sc.RollUpStrategy != nil && *sc.RollUpStrategy != "" {
+		return *sc.RollUpStrategy
+	}
+	return traces.RollUpAvg
 }
 
 // load reads the trace, the run and the claim at once (and the scorer's latest version when
@@ -140,7 +180,7 @@ func (e *Evaluator) load(ctx context.Context, m Message) (loaded, bool, error) {
 	var errs [4]error
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		l.traceIt, errs[0] = e.table.Get(ctx, store.TraceKey(m.RunID, m.CreatedAt, m.RecordID), true)
+		l.traceIt, errs[0] = e.table.Get(ctx, m.recordKey(), true)
 	})
 	wg.Go(func() { l.run, errs[1] = store.GetRun(ctx, e.table, m.OrgID, m.ProjectID, m.RunID) })
 	claimRead := func() {
@@ -173,6 +213,12 @@ func (e *Evaluator) load(ctx context.Context, m Message) (loaded, bool, error) {
 		if err != nil {
 			return l, false, fmt.Errorf("evaluate: load: %w", err)
 		}
+	}
+	if m.Kind == KindSpan {
+		if err := store.DecodeSpan(l.traceIt, &l.span, true); err != nil || l.span.OrgID != m.OrgID {
+			return l, true, nil
+		}
+		return l, false, nil
 	}
 	if err := store.DecodeTrace(l.traceIt, &l.trace); err != nil {
 		return l, true, nil

@@ -105,6 +105,14 @@ func newEnv(t testing.TB, tbl store.Table, n int, segments []store.SegmentFilter
 			t.Fatal(err)
 		}
 		e.items = append(e.items, it)
+		// the id claim ingestion writes with each trace (spans find their trace by it)
+		ops, err := store.TracePutOps(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tbl.Put(ctx, ops[1].Item); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return e
 }

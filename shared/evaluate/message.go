@@ -20,6 +20,7 @@ type Message struct {
 	RunID         string    `json:"run"`
 	Kind          string    `json:"kind"`
 	RecordID      string    `json:"id"`
+	TraceID       string    `json:"trace,omitempty"` // a span's trace (its key's partition)
 	CreatedAt     time.Time `json:"created_at"`
 	ScorerID      string    `json:"scorer"`
 	ScorerVersion int64     `json:"version"`
@@ -43,7 +44,8 @@ func decodeMessage(b []byte) (Message, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return Message{}, fmt.Errorf("%w: %v", errBadMessage, err)
 	}
-	if m.V != messageVersion || m.OrgID == "" || m.RunID == "" || m.RecordID == "" || m.ScorerID == "" || m.Kind != KindTrace {
+	if m.V != messageVersion || m.OrgID == "" || m.RunID == "" || m.RecordID == "" || m.ScorerID == "" ||
+		(m.Kind != KindTrace && (m.Kind != KindSpan || m.TraceID == "")) {
 		return Message{}, fmt.Errorf("%w: version %d kind %q", errBadMessage, m.V, m.Kind)
 	}
 	return m, nil
