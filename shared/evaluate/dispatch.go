@@ -67,7 +67,7 @@ func markOf(it store.Item) (writeMark, bool) {
 // Accepts takes a trace's creation, and a client's later write of it (not the pipeline's
 // own metric writes, nor writes of a trace already complete before them).
 func (d *Dispatcher) Accepts(r stream.Record) bool {
-	if isSpanInsert(r) {
+	if isSpanInsert(r) || isJobStep(r) {
 		return true
 	}
 	if r.New == nil || r.New[store.AttrEntity] != store.EntityTrace {
@@ -126,6 +126,9 @@ func (d *Dispatcher) run(ctx context.Context, runs map[string]*store.Run, orgID,
 func (d *Dispatcher) dispatch(ctx context.Context, r stream.Record, runs map[string]*store.Run) error {
 	if isSpanInsert(r) {
 		return d.dispatchSpan(ctx, r, runs)
+	}
+	if isJobStep(r) {
+		return d.dispatchJob(ctx, r, runs)
 	}
 	var tr store.Trace
 	if err := store.DecodeTrace(r.New, &tr); err != nil {

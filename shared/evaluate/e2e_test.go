@@ -161,6 +161,41 @@ func TestEndToEndLocalHost(t *testing.T) {
 		t.Errorf("metrics search counts %v, want %d true of %d (%s)", counts, trues, n, agg)
 	}
 
+	// An evaluate job over the same range and scorer: every pair was judged, so it judges
+	// nothing again, counts them all done, and the same request answers the same job.
+	evalPath := "/v2/projects/" + project.ID + "/log_streams/" + ls.ID + "/evaluate"
+	evalBody := fmt.Sprintf(`{"start_time":%q,"end_time":%q,"scorer_ids":[%q]}`,
+		base.Format(time.RFC3339), base.Add(5*time.Minute).Format(time.RFC3339), scorer.ID)
+	const inRange = 300 // traces are a second apart
+	var job, again, progress struct {
+		ID         string `json:"id"`
+		Status     string `json:"status"`
+		Scanned    int64  `json:"traces_scanned"`
+		Dispatched int64  `json:"judgments_dispatched"`
+		Done       int64  `json:"judgments_done"`
+	}
+	h.do("POST", evalPath, evalBody, &job)
+	for range 50 {
+		s.Wait()
+		if err := q.Wait(wctx); err != nil {
+			t.Fatal(err)
+		}
+		h.do("GET", evalPath+"/"+job.ID, "", &progress)
+		if progress.Status == "completed" {
+			break
+		}
+	}
+	if progress.Status != "completed" || progress.Scanned != inRange || progress.Dispatched != inRange || progress.Done != inRange {
+		t.Errorf("job progress %+v, want completed with %d traces, judgments dispatched and done", progress, inRange)
+	}
+	h.do("POST", evalPath, evalBody, &again)
+	if again.ID != job.ID {
+		t.Errorf("the same request made job %s, then %s", job.ID, again.ID)
+	}
+	if got := j.calls.Load(); got != n {
+		t.Errorf("judge called %d times after the job, want %d (nothing judged twice)", got, n)
+	}
+
 	var cols struct {
 		Columns []map[string]any `json:"columns"`
 	}

@@ -103,13 +103,23 @@ func (m Message) recordKey() store.Key {
 	return store.TraceKey(m.RunID, m.CreatedAt, m.RecordID)
 }
 
-// evaluate handles one message; an error returns it to the queue.
+// evaluate handles one message; an error returns it to the queue. A job's message, once
+// handled, counts in its job's progress.
 func (e *Evaluator) evaluate(ctx context.Context, qm queue.Message) error {
 	m, err := decodeMessage(qm.Body)
 	if err != nil {
 		e.log.Error("evaluation message dropped", "message_id", qm.ID, "error", err)
 		return nil
 	}
+	if err := e.judgeAndWrite(ctx, qm, m); err != nil || m.Job == "" {
+		return err
+	}
+	return e.countJob(ctx, m)
+}
+
+// judgeAndWrite judges the message's (record, scorer) unless it was judged before, and
+// writes the result exactly once.
+func (e *Evaluator) judgeAndWrite(ctx context.Context, qm queue.Message, m Message) error {
 	l, skip, err := e.load(ctx, m)
 	if err != nil || skip {
 		return err
