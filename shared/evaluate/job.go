@@ -33,6 +33,17 @@ func (d *Dispatcher) dispatchJob(ctx context.Context, r stream.Record, runs map[
 		d.log.Warn("dispatch: unreadable evaluate job, skipped", "key", r.New.Key().String())
 		return nil
 	}
+	// A redelivered record of a page already sent finds the job moved on: nothing to send.
+	cur, err := d.table.Get(ctx, store.EvalJobKey(j.RunID, j.ID), true)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("dispatch job %s: %w", j.ID, err)
+	}
+	if cur["cursor"] != r.New["cursor"] || cur["status"] != store.EvalJobDispatching {
+		return nil
+	}
 	run, err := d.run(ctx, runs, j.OrgID, j.ProjectID, j.RunID)
 	if err != nil || run == nil {
 		return err
