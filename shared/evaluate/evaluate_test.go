@@ -66,6 +66,9 @@ func TestPipelineScoresEachTraceOnce(t *testing.T) {
 	if recs != 20 || rolls != 20 || sum != 20 {
 		t.Errorf("counted on records %d, roll-ups %d, summary %d; want 20 each", recs, rolls, sum)
 	}
+	if n, in := e.usage(); n != 20 || in != 200 {
+		t.Errorf("usage: %d judgments, %d input tokens; want 20, 200", n, in)
+	}
 	got := readTrace(t, tbl, e.traces[3]).Metrics[metric]
 	if got.Bool == nil || *got.Bool != expected(e.traces[3].ID) || got.Explanation != `because "q3"` {
 		t.Errorf("value %+v", got)

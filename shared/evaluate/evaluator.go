@@ -150,8 +150,12 @@ func (e *Evaluator) judgeAndWrite(ctx context.Context, qm queue.Message, m Messa
 		return fmt.Errorf("%w: %s", errRetry, v.ErrorType)
 	}
 	claim := store.ScoreClaimKey(m.RunID, m.RecordID, m.ScorerID, l.version)
+	now := e.now()
 	w := traces.ScoreWrite{Key: l.traceIt.Key(), Values: map[string]store.MetricValue{sc.MetricKey(): metricValue(v)},
-		Claim: &claim, Now: e.now(), Read: l.traceIt}
+		Claim: &claim, Now: now, Read: l.traceIt}
+	if v.Usage != (Usage{}) || v.CostUSD != nil {
+		w.Extra = []store.Op{store.UpdateOp(store.UsageUpdate(m.RunID, now, m.ScorerID, v.Usage.InputTokens, v.Usage.OutputTokens, v.CostUSD))}
+	}
 	if m.Kind == KindTrace {
 		_, err = traces.WriteScore(ctx, e.table, w)
 		if errors.Is(err, traces.ErrScoreRecordGone) {

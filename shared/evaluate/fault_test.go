@@ -43,6 +43,9 @@ func TestStoreFaultMatrix(t *testing.T) {
 				if recs != 1 || rolls != 1 || sum != 1 {
 					t.Errorf("counted on records %d, roll-ups %d, summary %d; want 1 each", recs, rolls, sum)
 				}
+				if n, in := e.usage(); n != 1 || in != 10 {
+					t.Errorf("usage %d judgments, %d tokens; want 1, 10", n, in)
+				}
 			})
 		}
 	}

@@ -213,3 +213,15 @@ func (e *env) counted() (onRecords, inRollups, inSummary int64) {
 }
 
 func embeddedTable(t testing.TB) store.Table { return testenv.Embedded(t) }
+
+// usage reads today's judge usage of the run: judgments and input tokens.
+func (e *env) usage() (n, in int64) {
+	e.t.Helper()
+	it, err := e.tbl.Get(context.Background(), store.UsageKey(runID, time.Now()), true)
+	if err != nil {
+		return 0, 0
+	}
+	n, _ = it["n"].(int64)
+	in, _ = it["in"].(int64)
+	return n, in
+}

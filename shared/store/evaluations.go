@@ -1,6 +1,11 @@
 package store
 
-import "strconv"
+import (
+	"strconv"
+	"time"
+
+	"github.com/evalobs/evalapi/shared/fixed"
+)
 
 // Evaluation records (shared/evaluate):
 //
@@ -31,4 +36,27 @@ func ScoreClaimKey(runID, recordID, scorerID string, version int64) Key {
 // ScoreClaimItem is the claim's item.
 func ScoreClaimItem(k Key, metric string) Item {
 	return Item{AttrPK: k.PK, AttrSK: k.SK, AttrEntity: EntityScoreClaim, "metric": metric}
+}
+
+// Judge usage per log stream and day (UTC), per scorer: RUN#<run id> | USAGE#<yyyy-mm-dd>,
+// folded in by the transaction that writes the judgment's result, so each answer counts
+// once. Attributes: n, in, out (judgments, input and output tokens) and usd0..2 (the exact
+// USD cost as shared/fixed limbs, judgments with a price only), each also per scorer
+// ("in#<scorer id>" ...). The budget pacing of issue 16 reads it.
+
+// UsageKey is the usage item of a run's day.
+func UsageKey(runID string, day time.Time) Key {
+	return Key{PK: "RUN#" + runID, SK: "USAGE#" + day.UTC().Format("2006-01-02")}
+}
+
+// UsageUpdate folds one judgment's usage into its day's item.
+func UsageUpdate(runID string, day time.Time, scorerID string, in, out int64, usd *fixed.Value) Update {
+	add := map[string]int64{"n": 1, "in": in, "out": out, "n#" + scorerID: 1, "in#" + scorerID: in, "out#" + scorerID: out}
+	if usd != nil {
+		for i, l := range usd.Limbs() {
+			add["usd"+strconv.Itoa(i)] = l
+			add["usd"+strconv.Itoa(i)+"#"+scorerID] = l
+		}
+	}
+	return Update{Key: UsageKey(runID, day), Set: map[string]any{AttrEntity: "judge_usage", "run_id": runID}, Add: add}
 }

@@ -52,6 +52,7 @@ func WriteSpanScore(ctx context.Context, t store.Table, w ScoreWrite) (bool, err
 		if w.Claim != nil {
 			ops = append(ops, store.PutOp(store.ScoreClaimItem(*w.Claim, firstName(w.Values)), store.NotExists()))
 		}
+		ops = append(ops, w.Extra...)
 		err = t.Transact(ctx, ops)
 		if err == nil {
 			return true, nil

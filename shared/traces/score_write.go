@@ -32,6 +32,10 @@ type ScoreWrite struct {
 	// Read, when set, is the trace's item as the caller just read it (strongly
 	// consistently): the first attempt starts from it instead of reading it again.
 	Read store.Item
+	// Extra are more actions of the transaction that writes a claimed value (the judge's
+	// usage), applied with it exactly once. They must not touch the trace, the claim, the
+	// roll-ups, the run summary or the catalog's columns.
+	Extra []store.Op
 }
 
 // scoreAttempts bounds the rounds lost to other writers of the trace.
@@ -87,6 +91,7 @@ func WriteScore(ctx context.Context, t store.Table, w ScoreWrite) (bool, error) 
 		if len(filled) > 0 {
 			extra = append(extra, store.UpdateOp(store.ColumnsFilledUpdate(before.RunID, filled)))
 		}
+		extra = append(extra, w.Extra...)
 		rv := revision{runID: before.RunID, before: &before, beforeItem: it, after: &after, now: w.Now, extraOps: extra}
 		err = rv.apply(ctx, t)
 		if err == nil {
