@@ -56,8 +56,17 @@ func NewEvaluator(t store.Table, ps payload.Store, j Judge, o EvaluatorOptions) 
 
 var _ queue.Handler = (*Evaluator)(nil).Handle
 
+// deadlineMargin is kept free at the end of an invocation, so that judgments cut short
+// report their messages failed instead of the whole batch timing out.
+const deadlineMargin = 5 * time.Second
+
 // Handle is the queue handler: it returns the messages to deliver again.
 func (e *Evaluator) Handle(ctx context.Context, msgs []queue.Message) []string {
+	if deadline, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-deadlineMargin))
+		defer cancel()
+	}
 	failed := make([]bool, len(msgs))
 	sem := make(chan struct{}, e.parallel)
 	var wg sync.WaitGroup
