@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/evalobs/evalapi/infra/testenv"
 	"github.com/evalobs/evalapi/shared/queue"
 	"github.com/evalobs/evalapi/shared/store"
 )
@@ -28,11 +29,15 @@ func readTrace(t *testing.T, tbl store.Table, tr store.Trace) store.Trace {
 // message per trace; the evaluator writes the judged value with its explanation; delivering
 // every message again (a redelivery) and the dispatch again (a stream retry) change nothing.
 func TestPipelineScoresEachTraceOnce(t *testing.T) {
-	tbl := embeddedTable(t)
-	e := newEnv(t, tbl, 20, nil)
+	testenv.EachTable(t, pipelineScoresEachTraceOnce)
+}
+
+func pipelineScoresEachTraceOnce(t *testing.T, tbl store.Table) {
+	const n = 8
+	e := newEnv(t, tbl, n, nil)
 	msgs := e.dispatchAll()
-	if len(msgs) != 20 {
-		t.Fatalf("%d messages, want 20", len(msgs))
+	if len(msgs) != n {
+		t.Fatalf("%d messages, want %d", len(msgs), n)
 	}
 	for _, m := range msgs {
 		var raw map[string]any
@@ -55,19 +60,19 @@ func TestPipelineScoresEachTraceOnce(t *testing.T) {
 		if failed := ev.Handle(context.Background(), msgs); len(failed) != 0 {
 			t.Fatalf("failed: %v", failed)
 		}
-		if again := e.dispatchAll(); len(again) != 20 {
+		if again := e.dispatchAll(); len(again) != n {
 			t.Fatalf("second dispatch sent %d", len(again))
 		}
 	}
-	if j.total() != 20 {
-		t.Errorf("judge called %d times, want 20 (a judged version is not judged again)", j.total())
+	if j.total() != n {
+		t.Errorf("judge called %d times, want %d (a judged version is not judged again)", j.total(), n)
 	}
 	recs, rolls, sum := e.counted()
-	if recs != 20 || rolls != 20 || sum != 20 {
-		t.Errorf("counted on records %d, roll-ups %d, summary %d; want 20 each", recs, rolls, sum)
+	if recs != n || rolls != n || sum != n {
+		t.Errorf("counted on records %d, roll-ups %d, summary %d; want %d each", recs, rolls, sum, n)
 	}
-	if n, in := e.usage(); n != 20 || in != 200 {
-		t.Errorf("usage: %d judgments, %d input tokens; want 20, 200", n, in)
+	if got, in := e.usage(); got != n || in != 10*n {
+		t.Errorf("usage: %d judgments, %d input tokens; want %d, %d", got, in, n, 10*n)
 	}
 	got := readTrace(t, tbl, e.traces[3]).Metrics[metric]
 	if got.Bool == nil || *got.Bool != expected(e.traces[3].ID) || got.Explanation != `because "q3"` {
@@ -78,8 +83,11 @@ func TestPipelineScoresEachTraceOnce(t *testing.T) {
 // TestConcurrentEvaluatorsOneMessage: two workers given the same message at once (SQS may
 // deliver a message twice) count it once.
 func TestConcurrentEvaluatorsOneMessage(t *testing.T) {
-	tbl := embeddedTable(t)
-	e := newEnv(t, tbl, 10, nil)
+	testenv.EachTable(t, concurrentEvaluatorsOneMessage)
+}
+
+func concurrentEvaluatorsOneMessage(t *testing.T, tbl store.Table) {
+	e := newEnv(t, tbl, 5, nil)
 	msgs := e.dispatchAll()
 	var wg sync.WaitGroup
 	for w := range 4 {
@@ -94,8 +102,8 @@ func TestConcurrentEvaluatorsOneMessage(t *testing.T) {
 	}
 	wg.Wait()
 	recs, rolls, sum := e.counted()
-	if recs != 10 || rolls != 10 || sum != 10 {
-		t.Errorf("counted on records %d, roll-ups %d, summary %d; want 10 each", recs, rolls, sum)
+	if recs != 5 || rolls != 5 || sum != 5 {
+		t.Errorf("counted on records %d, roll-ups %d, summary %d; want 5 each", recs, rolls, sum)
 	}
 }
 
