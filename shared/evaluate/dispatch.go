@@ -94,16 +94,56 @@ func timeEq(a, b *time.Time) bool {
 // Handle dispatches each record; a record whose settings, marks or sends failed is reported
 // failed and dispatched again (marks and decisions are the same the second time, and the
 // evaluator's claims make a message sent twice count once).
+//
+// The messages of the batch's records are sent together at the end (SQS batches of ten
+// whatever the records' sizes); when a send fails, every record with a message in it is
+// reported failed.
 func (d *Dispatcher) Handle(ctx context.Context, records []stream.Record) []string {
 	runs := map[string]*store.Run{}
+	out := &outbox{}
 	var failed []string
 	for _, r := range records {
-		if err := d.dispatch(ctx, r, runs); err != nil {
+		if err := d.dispatch(ctx, r, runs, out); err != nil {
 			d.log.Error("dispatch failed", "record", r.ID, "error", err)
 			failed = append(failed, r.ID)
 		}
 	}
+	for _, delay := range out.delays {
+		g := out.groups[delay]
+		if err := d.sender.Send(ctx, g.bodies, delay); err != nil {
+			d.log.Error("dispatch: send failed", "messages", len(g.bodies), "error", err)
+			failed = append(failed, g.records...)
+		}
+	}
 	return failed
+}
+
+// outbox collects a batch's messages by delay.
+type outbox struct {
+	delays []time.Duration
+	groups map[time.Duration]*outGroup
+}
+
+type outGroup struct {
+	bodies  [][]byte
+	records []string
+}
+
+func (o *outbox) add(recordID string, delay time.Duration, bodies [][]byte) {
+	if len(bodies) == 0 {
+		return
+	}
+	if o.groups == nil {
+		o.groups = map[time.Duration]*outGroup{}
+	}
+	g := o.groups[delay]
+	if g == nil {
+		g = &outGroup{}
+		o.groups[delay] = g
+		o.delays = append(o.delays, delay)
+	}
+	g.bodies = append(g.bodies, bodies...)
+	g.records = append(g.records, recordID)
 }
 
 // run reads a run's settings once per batch (nil: the run is gone).
@@ -123,9 +163,9 @@ func (d *Dispatcher) run(ctx context.Context, runs map[string]*store.Run, orgID,
 	return &got, nil
 }
 
-func (d *Dispatcher) dispatch(ctx context.Context, r stream.Record, runs map[string]*store.Run) error {
+func (d *Dispatcher) dispatch(ctx context.Context, r stream.Record, runs map[string]*store.Run, out *outbox) error {
 	if isSpanInsert(r) {
-		return d.dispatchSpan(ctx, r, runs)
+		return d.dispatchSpan(ctx, r, runs, out)
 	}
 	if isJobStep(r) {
 		return d.dispatchJob(ctx, r, runs)
@@ -159,9 +199,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, r stream.Record, runs map[str
 		bodies[i] = Message{V: messageVersion, OrgID: tr.OrgID, ProjectID: tr.ProjectID, RunID: tr.RunID, Kind: KindTrace,
 			RecordID: tr.ID, CreatedAt: tr.CreatedAt, ScorerID: s.ID, ScorerVersion: pinned(s), Seen: seen}.encode()
 	}
-	if err := d.sender.Send(ctx, bodies, delay); err != nil {
-		return fmt.Errorf("dispatch: send: %w", err)
-	}
+	out.add(r.ID, delay, bodies)
 	return nil
 }
 

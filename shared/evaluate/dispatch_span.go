@@ -24,7 +24,7 @@ func isSpanInsert(r stream.Record) bool {
 	return r.Old == nil && r.New != nil && r.New[store.AttrEntity] == store.EntitySpan
 }
 
-func (d *Dispatcher) dispatchSpan(ctx context.Context, r stream.Record, runs map[string]*store.Run) error {
+func (d *Dispatcher) dispatchSpan(ctx context.Context, r stream.Record, runs map[string]*store.Run, out *outbox) error {
 	var sp store.Span
 	if err := store.DecodeSpan(r.New, &sp, false); err != nil {
 		d.log.Warn("dispatch: unreadable span, skipped", "key", r.New.Key().String())
@@ -49,9 +49,7 @@ func (d *Dispatcher) dispatchSpan(ctx context.Context, r stream.Record, runs map
 		bodies[i] = Message{V: messageVersion, OrgID: sp.OrgID, ProjectID: sp.ProjectID, RunID: sp.RunID, Kind: KindSpan,
 			RecordID: sp.ID, TraceID: sp.TraceID, CreatedAt: sp.CreatedAt, ScorerID: s.ID, ScorerVersion: pinned(s)}.encode()
 	}
-	if err := d.sender.Send(ctx, bodies, 0); err != nil {
-		return fmt.Errorf("dispatch: send: %w", err)
-	}
+	out.add(r.ID, 0, bodies)
 	return nil
 }
 

@@ -2,6 +2,7 @@ package evaluate
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -81,5 +82,24 @@ func TestQuietPeriod(t *testing.T) {
 	}
 	if d.Accepts(stream.Record{Old: done, New: done}) {
 		t.Error("the dispatcher takes a write of a trace complete before")
+	}
+}
+
+type failingSender struct{}
+
+func (failingSender) Send(context.Context, [][]byte, time.Duration) error { return errSend }
+
+var errSend = errors.New("sqs unavailable")
+
+// TestSendFailureFailsTheRecords: the batch's messages go out in one send at the end; when
+// it fails, every record with a message in it is reported failed (and dispatched again).
+func TestSendFailureFailsTheRecords(t *testing.T) {
+	e := newEnv(t, embeddedTable(t), 3, nil)
+	failed := NewDispatcher(e.tbl, failingSender{}, 0, nil).Handle(context.Background(), e.records())
+	if len(failed) != 3 {
+		t.Errorf("failed %v, want the 3 records", failed)
+	}
+	if again := e.dispatchAll(); len(again) != 3 {
+		t.Errorf("the retry sent %d messages, want 3", len(again))
 	}
 }
