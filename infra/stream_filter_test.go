@@ -10,6 +10,7 @@ import (
 
 	"github.com/evalobs/evalapi/shared/app/apptest"
 	"github.com/evalobs/evalapi/shared/app/workers"
+	"github.com/evalobs/evalapi/shared/queue"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/stream"
 )
@@ -36,7 +37,7 @@ func TestStreamFilterMatchesHandlers(t *testing.T) {
 		t.Fatal("no DynamoDB stream filter in template.yaml")
 	}
 	d := apptest.Deps(t)
-	consumer := workers.Stream(d)
+	consumer := workers.Stream(d, queue.NewLocal(queue.Options{}), workers.EvalConfig{})
 	item := func(pk, sk, entity string) store.Item {
 		return store.Item{store.AttrPK: pk, store.AttrSK: sk, store.AttrEntity: entity}
 	}
@@ -54,6 +55,12 @@ func TestStreamFilterMatchesHandlers(t *testing.T) {
 		{"experiment deleted", "REMOVE", item("PROJECT#"+id, "EXPERIMENT#"+id, store.EntityExperiment), nil},
 		{"log stream changed", "MODIFY", item("PROJECT#"+id, "LOGSTREAM#"+id, store.EntityLogStream), item("PROJECT#"+id, "LOGSTREAM#"+id, store.EntityLogStream)},
 		{"user deleted", "REMOVE", item("USER#"+id, "META", "user"), nil},
+		{"trace created", "INSERT", nil, trace(false, "")},
+		{"trace marked complete", "MODIFY", trace(false, ""), trace(true, "")},
+		{"trace written again", "MODIFY", trace(false, ""), trace(false, "2026-11-24T10:00:00Z")},
+		{"trace deleted", "REMOVE", trace(true, ""), nil},
+		{"span created", "INSERT", nil, item("TRACE#t", "SPAN#s", store.EntitySpan)},
+		{"span changed", "MODIFY", item("TRACE#t", "SPAN#s", store.EntitySpan), item("TRACE#t", "SPAN#s", store.EntitySpan)},
 	} {
 		rec := stream.Record{ID: "1", Old: tc.old, New: tc.new}
 		handled := consumer.Accepts(rec)
@@ -65,6 +72,16 @@ func TestStreamFilterMatchesHandlers(t *testing.T) {
 			t.Errorf("%s: a handler takes it: %v; the filter lets it through: %v", tc.name, handled, passes)
 		}
 	}
+}
+
+// trace is a trace's item with the header fields the dispatcher reads.
+func trace(complete bool, updatedAt string) store.Item {
+	doc := map[string]any{"id": "t", "is_complete": complete}
+	if updatedAt != "" {
+		doc["updated_at"] = updatedAt
+	}
+	b, _ := json.Marshal(doc)
+	return store.Item{store.AttrPK: "RUN#r", store.AttrSK: "TRACE#t", store.AttrEntity: store.EntityTrace, "doc": string(b)}
 }
 
 // typed writes an item's string attributes as a stream image does ({"S": value}).

@@ -36,7 +36,8 @@ const (
 var (
 	commonEnv   = []string{"TABLE_NAME", "SECRETS_PREFIX", "JWT_SECRET_ARN", "API_KEY_PEPPER_ARN", "LOG_LEVEL"}
 	functionEnv = map[string][]string{"IdentityFunction": {"ACCESS_TOKEN_TTL", "REFRESH_TOKEN_TTL"},
-		"TracesFunction": {"PAYLOAD_BUCKET"}, "DatasetsFunction": {"PAYLOAD_BUCKET"}, "StreamFunction": {"PAYLOAD_BUCKET"}}
+		"TracesFunction": {"PAYLOAD_BUCKET"}, "DatasetsFunction": {"PAYLOAD_BUCKET"}, "StreamFunction": {"PAYLOAD_BUCKET", "EVAL_QUEUE_URL", "EVAL_QUIET_PERIOD"},
+		"EvaluatorFunction": {"PAYLOAD_BUCKET", "EVAL_MAX_RECEIVE_COUNT"}}
 )
 
 // The item-level DynamoDB actions a request handler has on the table (transactions are
@@ -237,6 +238,37 @@ func TestTemplateLeastPrivilege(t *testing.T) {
 
 			checkGrants(t, tpl, fn, want)
 		})
+	}
+}
+
+// TestTemplateEvaluationPrivilege: only the dispatcher (the stream function) sends to the
+// evaluation queue, and of the workers only the evaluator reads integration secrets.
+func TestTemplateEvaluationPrivilege(t *testing.T) {
+	tpl := loadTemplate(t)
+	for _, fn := range tpl.functions() {
+		sends, readsIntegrations := false, false
+		for _, st := range tpl.functionStatements(t, fn) {
+			if str(dig(st, "Effect")) != "Allow" {
+				continue
+			}
+			for _, a := range strs(dig(st, "Action")) {
+				for _, r := range list(dig(st, "Resource")) {
+					d := describe(r)
+					if strings.HasPrefix(a, "sqs:Send") && strings.Contains(d, "EvaluationQueue") {
+						sends = true
+					}
+					if a == "secretsmanager:GetSecretValue" && strings.Contains(d, "integrations/") {
+						readsIntegrations = true
+					}
+				}
+			}
+		}
+		if sends != (fn.ID == "StreamFunction") {
+			t.Errorf("%s sends to the evaluation queue: %v (only StreamFunction may)", fn.ID, sends)
+		}
+		if readsIntegrations != (fn.ID == "EvaluatorFunction" || fn.ID == "IntegrationsFunction") {
+			t.Errorf("%s reads integration secrets: %v (only the integrations group and the evaluator may)", fn.ID, readsIntegrations)
+		}
 	}
 }
 

@@ -91,5 +91,15 @@ func seed(ctx context.Context, d app.Deps) error {
 	if err != nil {
 		return fmt.Errorf("seed: %w", err)
 	}
+	// An evaluate job of the example log stream (events/projects/get_evaluate_job.json):
+	// the one events/projects/evaluate.json asks for, so both samples name the same job.
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	jobScorers := []string{"6a1f0c3e-8b2d-4e5f-9a7c-1d2e3f4a5b70"}
+	_, _, err = store.CreateEvalJob(ctx, d.Table, store.EvalJob{ID: store.EvalJobID(traces.ExampleLogStreamID, start, start.Add(time.Hour), jobScorers),
+		OrgID: res.OrgID, ProjectID: traces.ExampleProjectID, RunID: traces.ExampleLogStreamID, Start: start, End: start.Add(time.Hour),
+		ScorerIDs: jobScorers, CreatedBy: res.UserID, CreatedAt: now, Status: store.EvalJobDispatching})
+	if err != nil {
+		return fmt.Errorf("seed: %w", err)
+	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/evalobs/evalapi/shared/app"
@@ -41,8 +42,9 @@ func main() {
 
 func run(ctx context.Context, fn, eventPath string, memory bool, getenv func(string) string, stdout, stderr io.Writer) error {
 	g, ok := groups.Find(fn)
-	if !ok {
-		return fmt.Errorf("unknown function %q; one of %s", fn, strings.Join(groups.Names(), ", "))
+	worker := slices.Contains(workerFunctions, fn)
+	if !ok && !worker {
+		return fmt.Errorf("unknown function %q; one of %s", fn, strings.Join(append(groups.Names(), workerFunctions...), ", "))
 	}
 	raw, err := os.ReadFile(eventPath)
 	if err != nil {
@@ -64,7 +66,12 @@ func run(ctx context.Context, fn, eventPath string, memory bool, getenv func(str
 			return err
 		}
 	}
-	resp, err := Invoke(ctx, d, g, raw)
+	var resp any
+	if worker {
+		resp, err = InvokeWorker(ctx, d, fn, raw)
+	} else {
+		resp, err = Invoke(ctx, d, g, raw)
+	}
 	if err != nil {
 		return err
 	}

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"os"
 	"sync"
 
 	"github.com/evalobs/evalapi/shared/app"
 	"github.com/evalobs/evalapi/shared/app/local"
 	"github.com/evalobs/evalapi/shared/app/workers"
+	"github.com/evalobs/evalapi/shared/evaluate"
 	"github.com/evalobs/evalapi/shared/store/embedded"
 )
 
@@ -40,6 +42,17 @@ func (s *streams) deliver(changes []embedded.Change) {
 func streamWorkers(d app.Deps) (handlers []func([]embedded.Change), stop func()) {
 	// the table's stream consumer: the purge of deleted datasets, and whatever else
 	// workers.Stream hands the stream to.
-	s := local.NewStream(workers.Stream(d), d.Log)
-	return []func([]embedded.Change){s.OnCommit}, s.Close
+	// The evaluation pipeline runs in-process too: the dispatcher sends to an in-memory queue
+	// that the evaluator consumes (EVAL_QUIET_PERIOD and EVAL_MAX_RECEIVE_COUNT apply).
+	ec, err := workers.ReadEvalConfig(os.Getenv)
+	if err != nil {
+		d.Log.Warn("evaluation settings ignored", "error", err.Error())
+	}
+	q := local.Evaluation(d, localJudge(), ec)
+	s := local.NewStream(workers.Stream(d, q, ec), d.Log)
+	return []func([]embedded.Change){s.OnCommit}, func() { s.Close(); q.Close() }
 }
+
+// localJudge is the judge of the local host. The LLM judge (shared/judge) plugs in here at
+// its merge; until then every judgment records configuration_error.
+func localJudge() evaluate.Judge { return evaluate.NoJudge{} }

@@ -230,6 +230,19 @@ var matrix = map[string]entry{
 			func(a, b *tenant) req { return req{metricSettings(a.ProjectID, b.LogStreamID), ""} },
 		),
 	},
+	"POST /v2/projects/{project_id}/log_streams/{log_stream_id}/evaluate": {
+		cross: x(
+			func(a, b *tenant) req { return req{evaluatePath(b.ProjectID, b.LogStreamID), evaluateBody(b.ScorerID)} },
+			func(a, b *tenant) req { return req{evaluatePath(a.ProjectID, b.LogStreamID), evaluateBody(b.ScorerID)} },
+		),
+		write: func(a *tenant) req { return req{evaluatePath(a.ProjectID, a.LogStreamID), evaluateBody(a.ScorerID)} },
+	},
+	"GET /v2/projects/{project_id}/log_streams/{log_stream_id}/evaluate/{job_id}": {
+		cross: x(
+			func(a, b *tenant) req { return req{evaluatePath(b.ProjectID, b.LogStreamID) + "/" + b.ScorerID, ""} },
+			func(a, b *tenant) req { return req{evaluatePath(a.ProjectID, b.LogStreamID) + "/" + b.ScorerID, ""} },
+		),
+	},
 	"PATCH /v2/projects/{project_id}/log_streams/{log_stream_id}/metric_settings": {
 		cross: x(
 			func(a, b *tenant) req { return req{metricSettings(b.ProjectID, b.LogStreamID), `{"scorers":[]}`} },
@@ -425,6 +438,14 @@ func search(logStreamID string) string {
 func logStream(projectID, logStreamID string) string {
 	return "/v2/projects/" + projectID + "/log_streams/" + logStreamID
 }
+func evaluatePath(projectID, logStreamID string) string {
+	return "/v2/projects/" + projectID + "/log_streams/" + logStreamID + "/evaluate"
+}
+
+func evaluateBody(scorerID string) string {
+	return fmt.Sprintf(`{"start_time":"2026-01-01T00:00:00Z","end_time":"2026-01-02T00:00:00Z","scorer_ids":[%q]}`, scorerID)
+}
+
 func metricSettings(projectID, logStreamID string) string {
 	return "/v2/projects/" + projectID + "/log_streams/" + logStreamID + "/metric_settings"
 }

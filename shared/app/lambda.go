@@ -2,8 +2,11 @@ package app
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"os"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
@@ -42,4 +45,15 @@ func ColdStart() Deps {
 		os.Exit(1)
 	}
 	return d
+}
+
+// LambdaAWSConfigOrExit is LambdaAWSConfig for a worker's main: an error is logged and ends
+// the process (an init failure).
+func LambdaAWSConfigOrExit(getenv func(string) string, log *slog.Logger) aws.Config {
+	c, err := LambdaAWSConfig(getenv)
+	if err != nil {
+		log.Error("init failed", "error", err.Error())
+		os.Exit(1)
+	}
+	return c
 }

@@ -37,6 +37,8 @@ func Register(rt *httpapi.Router, d Deps) {
 	rt.Handle("DELETE /v2/projects/{project_id}/log_streams/{log_stream_id}", h.deleteLogStream, d.Authenticate)
 	rt.Handle("GET /v2/projects/{project_id}/log_streams/{log_stream_id}/metric_settings", h.getMetricSettings, d.Authenticate)
 	rt.Handle("PATCH /v2/projects/{project_id}/log_streams/{log_stream_id}/metric_settings", h.patchMetricSettings, d.Authenticate)
+	rt.Handle("POST /v2/projects/{project_id}/log_streams/{log_stream_id}/evaluate", h.evaluate, d.Authenticate)
+	rt.Handle("GET /v2/projects/{project_id}/log_streams/{log_stream_id}/evaluate/{job_id}", h.getEvaluateJob, d.Authenticate)
 }
 
 type handlers struct{ Deps }

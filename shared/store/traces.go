@@ -63,11 +63,22 @@ type ScorerError struct {
 // MetricValue is one scorer's result on a record: a number, a category (a string or a
 // boolean), or an error. Exactly one is set. Stored as a tagged object ({"n": 0.5}), which
 // the standard decoder reads without a custom method: the scan decodes millions of them.
+//
+// The evaluation pipeline adds State (MetricPending, MetricSkipped) on a value that holds
+// none of the four, and Explanation beside a judged value or a skip; neither is counted
+// anywhere.
 type MetricValue struct {
-	Number   *float64     `json:"n,omitempty"`
-	Category *string      `json:"c,omitempty"`
-	Bool     *bool        `json:"b,omitempty"`
-	Error    *ScorerError `json:"e,omitempty"`
+	Number      *float64     `json:"n,omitempty"`
+	Category    *string      `json:"c,omitempty"`
+	Bool        *bool        `json:"b,omitempty"`
+	Error       *ScorerError `json:"e,omitempty"`
+	State       string       `json:"st,omitempty"`
+	Explanation string       `json:"x,omitempty"`
+}
+
+// HasResult reports whether v holds a value or an error (not only a state).
+func (v MetricValue) HasResult() bool {
+	return v.Number != nil || v.Category != nil || v.Bool != nil || v.Error != nil
 }
 
 // RecordContent is the content of a trace, span or session: stored apart from the header.

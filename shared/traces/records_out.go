@@ -103,14 +103,27 @@ func metricInfo(ms map[string]store.MetricValue) map[string]any {
 			out[name] = map[string]any{"status_type": "error", "message": v.Error.Message, "ems_error_code": code,
 				"standard_error": standardErrorOf(*v.Error)}
 		case v.Number != nil:
-			out[name] = map[string]any{"status_type": "success", "value": *v.Number}
+			out[name] = success(*v.Number, v.Explanation)
 		case v.Category != nil:
-			out[name] = map[string]any{"status_type": "success", "value": *v.Category}
+			out[name] = success(*v.Category, v.Explanation)
 		case v.Bool != nil:
-			out[name] = map[string]any{"status_type": "success", "value": *v.Bool}
+			out[name] = success(*v.Bool, v.Explanation)
+		case v.State == store.MetricPending:
+			out[name] = map[string]any{"status_type": "pending"}
+		case v.State == store.MetricSkipped:
+			out[name] = map[string]any{"status_type": "not_applicable", "message": v.Explanation}
 		}
 	}
 	return out
+}
+
+// success is MetricSuccess, with the judge's explanation when there is one.
+func success(value any, explanation string) map[string]any {
+	m := map[string]any{"status_type": "success", "value": value}
+	if explanation != "" {
+		m["explanation"] = explanation
+	}
+	return m
 }
 
 func standardErrorOf(e store.ScorerError) standardError {

@@ -47,7 +47,7 @@ func (rv revision) apply(ctx context.Context, t store.Table) error {
 	}
 	if err := t.Transact(ctx, ops); err != nil {
 		if errors.Is(err, store.ErrConditionFailed) {
-			return errRevised
+			return fmt.Errorf("%w: %w", errRevised, err) // the cause says which action failed
 		}
 		return fmt.Errorf("revise trace %s: %w", rv.before.ID, err)
 	}

@@ -1,0 +1,79 @@
+package evaluate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/evalobs/evalapi/shared/store"
+	"github.com/evalobs/evalapi/shared/stream"
+	"github.com/evalobs/evalapi/shared/traces"
+)
+
+// Spans are judged by the span-level scorers of the settings (those whose
+// scoreable_node_types name the span's type) when they are created: with their trace's
+// ingestion, or appended later to a trace judged before, which re-opens it for those
+// scorers only (its trace-level scorers were judged and hold their claims). A span is
+// written whole, so it is judged at once. The sampling decision is the trace's: (trace id,
+// scorer id, rate), so a sampled trace has all its spans judged; a segment's filter is
+// matched on the span (node_name: the span's name; metadata: its user metadata).
+
+func isSpanInsert(r stream.Record) bool {
+	return r.Old == nil && r.New != nil && r.New[store.AttrEntity] == store.EntitySpan
+}
+
+func (d *Dispatcher) dispatchSpan(ctx context.Context, r stream.Record, runs map[string]*store.Run, out *outbox) error {
+	var sp store.Span
+	if err := store.DecodeSpan(r.New, &sp, false); err != nil {
+		d.log.Warn("dispatch: unreadable span, skipped", "key", r.New.Key().String())
+		return nil
+	}
+	run, err := d.run(ctx, runs, sp.OrgID, sp.ProjectID, sp.RunID)
+	if err != nil || run == nil {
+		return err
+	}
+	plan := SpanPlan(run, &sp)
+	if len(plan.Marks) == 0 {
+		return nil
+	}
+	if _, err := traces.WriteSpanScore(ctx, d.table, traces.ScoreWrite{Key: r.New.Key(), Values: plan.Marks, Now: d.now()}); err != nil {
+		if errors.Is(err, traces.ErrScoreRecordGone) {
+			return nil
+		}
+		return fmt.Errorf("dispatch: mark span %s: %w", sp.ID, err)
+	}
+	bodies := make([][]byte, len(plan.Selected))
+	for i, s := range plan.Selected {
+		bodies[i] = Message{V: messageVersion, OrgID: sp.OrgID, ProjectID: sp.ProjectID, RunID: sp.RunID, Kind: KindSpan,
+			RecordID: sp.ID, TraceID: sp.TraceID, CreatedAt: sp.CreatedAt, ScorerID: s.ID, ScorerVersion: pinned(s)}.encode()
+	}
+	out.add(r.ID, 0, bodies)
+	return nil
+}
+
+// SpanPlan decides, for every scorer of run's settings that scores spans of sp's type,
+// whether sp is judged.
+func SpanPlan(run *store.Run, sp *store.Span) DispatchPlan {
+	p := DispatchPlan{Marks: map[string]store.MetricValue{}}
+	asTrace := &store.Trace{ID: sp.TraceID, Name: sp.Name, Metadata: sp.Metadata}
+	for _, sc := range run.Scorers {
+		if !slices.Contains(sc.ScoreableNodeTypes, sp.Type) {
+			continue
+		}
+		rate := 1.0
+		if run.Kind != store.RunExperiment {
+			rate = sampleRate(run.SegmentFilters, asTrace, sc)
+		}
+		name := sc.MetricKey()
+		if sampled(sp.TraceID, sc.ID, rate) {
+			p.Selected = append(p.Selected, sc)
+			p.Marks[name] = store.MetricValue{State: store.MetricPending}
+			continue
+		}
+		p.Marks[name] = store.MetricValue{State: store.MetricSkipped,
+			Explanation: "not sampled (segment sample_rate " + strconv.FormatFloat(rate, 'g', -1, 64) + ")"}
+	}
+	return p
+}
