@@ -12,7 +12,6 @@ import (
 
 	"github.com/evalobs/evalapi/shared/app"
 	"github.com/evalobs/evalapi/shared/app/workers"
-	"github.com/evalobs/evalapi/shared/evaluate"
 	"github.com/evalobs/evalapi/shared/queue/sqsqueue"
 )
 
@@ -23,8 +22,5 @@ func main() {
 		d.Log.Error("init failed", slog.String("error", err.Error()))
 		os.Exit(1)
 	}
-	// The LLM judge (shared/judge) plugs in here at its merge; until then every judgment
-	// records configuration_error.
-	var judge evaluate.Judge = evaluate.NoJudge{}
-	lambda.Start(sqsqueue.Handle(workers.Evaluator(d, judge, ec).Handle))
+	lambda.Start(sqsqueue.Handle(workers.Evaluator(d, workers.LLMJudge(d), ec).Handle))
 }

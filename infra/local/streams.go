@@ -7,7 +7,6 @@ import (
 	"github.com/evalobs/evalapi/shared/app"
 	"github.com/evalobs/evalapi/shared/app/local"
 	"github.com/evalobs/evalapi/shared/app/workers"
-	"github.com/evalobs/evalapi/shared/evaluate"
 	"github.com/evalobs/evalapi/shared/store/embedded"
 )
 
@@ -48,11 +47,7 @@ func streamWorkers(d app.Deps) (handlers []func([]embedded.Change), stop func())
 	if err != nil {
 		d.Log.Warn("evaluation settings ignored", "error", err.Error())
 	}
-	q := local.Evaluation(d, localJudge(), ec)
+	q := local.Evaluation(d, workers.LLMJudge(d), ec)
 	s := local.NewStream(workers.Stream(d, q, ec), d.Log)
 	return []func([]embedded.Change){s.OnCommit}, func() { s.Close(); q.Close() }
 }
-
-// localJudge is the judge of the local host. The LLM judge (shared/judge) plugs in here at
-// its merge; until then every judgment records configuration_error.
-func localJudge() evaluate.Judge { return evaluate.NoJudge{} }

@@ -153,7 +153,7 @@ func (e *Evaluator) judgeAndWrite(ctx context.Context, qm queue.Message, m Messa
 	if m.Kind == KindSpan && l.span.Type == "retriever" {
 		c.Documents = content.Output
 	}
-	v := e.judge.Judge(ctx, Task{OrgID: m.OrgID, ProjectID: m.ProjectID, LogStreamID: m.RunID, RecordKind: m.Kind,
+	v := e.judge.Judge(ctx, Task{OrgID: m.OrgID, UserID: l.run.JudgeUser(), ProjectID: m.ProjectID, LogStreamID: m.RunID, RecordKind: m.Kind,
 		RecordID: m.RecordID, ScorerID: m.ScorerID, ScorerVersion: l.version, Scorer: sc, Content: c})
 	if v.ErrorType != "" && v.Retryable && qm.ReceiveCount < e.maxReceiveCount {
 		return fmt.Errorf("%w: %s", errRetry, v.ErrorType)

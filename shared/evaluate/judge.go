@@ -26,7 +26,10 @@ const (
 // (payload pointers already resolved). It carries no credential: the judge resolves the
 // scorer's model to an integration of OrgID itself.
 type Task struct {
-	OrgID         string
+	OrgID string
+	// UserID is whose provider integrations the judge uses: the user who last changed the
+	// run's metric settings, else the run's creator (store.Run.JudgeUser).
+	UserID        string
 	ProjectID     string
 	LogStreamID   string // the run: a log stream, or an experiment
 	RecordKind    string // KindTrace or KindSpan

@@ -172,7 +172,7 @@ func (h *handlers) patchMetricSettings(w http.ResponseWriter, r *http.Request) e
 			return err
 		}
 	}
-	settings, err := store.SetMetricSettings(r.Context(), h.Table, ls, patch.scorers, patch.segments, h.Stamp())
+	settings, err := store.SetMetricSettingsBy(r.Context(), h.Table, ls, c.UserID, patch.scorers, patch.segments, h.Stamp())
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return httpapi.NotFound("Log stream")

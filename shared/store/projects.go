@@ -268,12 +268,19 @@ func GetLogStream(ctx context.Context, t Table, orgID, projectID, id string) (Lo
 // SetMetricSettings replaces the parts of a log stream's settings that are not nil and
 // returns the settings as stored afterwards. ErrNotFound when the log stream is gone.
 func SetMetricSettings(ctx context.Context, t Table, ls LogStream, scorers *[]ScorerConfig, segments *[]SegmentFilter, now time.Time) (MetricSettings, error) {
+	return SetMetricSettingsBy(ctx, t, ls, "", scorers, segments, now)
+}
+
+// SetMetricSettingsBy is SetMetricSettings by user by (when not empty): the run's judges
+// then use by's provider integrations (Run.SettingsBy).
+func SetMetricSettingsBy(ctx context.Context, t Table, ls LogStream, by string, scorers *[]ScorerConfig, segments *[]SegmentFilter, now time.Time) (MetricSettings, error) {
 	var patch struct {
 		Scorers        *[]ScorerConfig  `json:"scorers,omitempty"`
 		SegmentFilters *[]SegmentFilter `json:"segment_filters,omitempty"`
+		SettingsBy     string           `json:"settings_by,omitempty"`
 		UpdatedAt      time.Time        `json:"updated_at"`
 	}
-	patch.Scorers, patch.SegmentFilters, patch.UpdatedAt = scorers, segments, now
+	patch.Scorers, patch.SegmentFilters, patch.SettingsBy, patch.UpdatedAt = scorers, segments, by, now
 	set, err := Marshal(patch)
 	if err != nil {
 		return MetricSettings{}, err

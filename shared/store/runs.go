@@ -35,7 +35,20 @@ type Run struct {
 	OrgID     string `json:"org_id"`
 	Name      string `json:"name"`
 	Kind      string `json:"-"` // RunLogStream or RunExperiment
+	// CreatedBy is the run's creator; SettingsBy the user who last changed its metric
+	// settings (empty before the first change). The run's judges use the provider
+	// integrations of SettingsBy, else of CreatedBy (JudgeUser).
+	CreatedBy  string `json:"created_by,omitempty"`
+	SettingsBy string `json:"settings_by,omitempty"`
 	MetricSettings
+}
+
+// JudgeUser is the user whose provider integrations the run's judges use.
+func (r Run) JudgeUser() string {
+	if r.SettingsBy != "" {
+		return r.SettingsBy
+	}
+	return r.CreatedBy
 }
 
 // GetRun finds the run id of the project in the organization, a log stream or an
