@@ -70,6 +70,8 @@ func Register(rt *httpapi.Router, d Deps) {
 	rt.Handle("POST /v2/projects/{project_id}/traces/delete", h.deleteTraces, d.Authenticate)
 	rt.Handle("POST /v2/projects/{project_id}/sessions/delete", h.deleteSessions, d.Authenticate)
 	rt.Handle("POST /v2/projects/{project_id}/metrics/search", h.search, d.Authenticate)
+	rt.Handle("POST /v2/otel/traces", h.otelTraces, d.Authenticate)
+	rt.Handle("POST /v1/traces", h.otelTraces, d.Authenticate)
 }
 
 type handlers struct{ Deps }

@@ -37,7 +37,7 @@ func All() []app.Group {
 		{Name: "projects", Register: Projects, Roots: []string{"/projects"}},
 		{Name: "traces", Register: Traces, Roots: []string{"/projects/{project_id}/traces",
 			"/projects/{project_id}/metrics", "/projects/{project_id}/spans", "/projects/{project_id}/sessions",
-			"/projects/{project_id}/export_records"}},
+			"/projects/{project_id}/export_records", "/otel", "/v1/traces"}},
 		{Name: "experiments", Register: Experiments, Roots: []string{"/projects/{project_id}/experiments"}},
 		{Name: "signals", Register: Signals, Roots: []string{"/projects/{project_id}/runs"}},
 		{Name: "docs", Register: Docs, Roots: []string{"/docs", "/openapi.json"}},

@@ -1,0 +1,401 @@
+package traces
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"time"
+
+	"github.com/evalobs/evalapi/shared/payload"
+	"github.com/evalobs/evalapi/shared/store"
+	"github.com/evalobs/evalapi/shared/traces/otlp"
+)
+
+// Writing OTLP spans. One OTel trace id is one trace of the run; every OTel span is one
+// span, the root's parent being the trace, which also takes the root's name, content,
+// status and time. Exporters batch by time, so a trace's spans come in several exports,
+// children usually before their root: the first export of a trace stores it as a
+// placeholder (not complete, metadata otel.placeholder, created at its earliest span) that
+// holds them, and the export that brings the root turns it into the real trace, moved to
+// the root's start time.
+//
+// Every write is idempotent: ids are functions of the run and the OTel ids, spans are
+// plain puts of the same items, and a stored trace's counts (spans, tokens) are computed
+// from its spans as stored, not added, in a revision conditioned on the trace as read. A
+// retried or repeated export finds everything stored and writes nothing.
+
+// otelPlaceholder marks a trace whose root span has not arrived.
+const otelPlaceholder = "otel.placeholder"
+
+// otelTrace is what one export holds of one trace.
+type otelTrace struct {
+	id      string
+	session *string
+	ext     *store.LogSession // the session its session.id names, created with the trace
+	spans   []otlp.Mapped
+}
+
+// otelGroup groups the mapped spans of a run by trace, in their order of first appearance.
+func otelGroup(run store.Run, res []otlp.KeyValue, spans []otlp.Span, into map[string]*otelTrace, order *[]string, now time.Time) {
+	for i := range spans {
+		m := otlp.Map(run.ID, res, &spans[i])
+		m.Span.ProjectID, m.Span.OrgID = run.ProjectID, run.OrgID
+		g := into[m.Span.TraceID]
+		if g == nil {
+			g = &otelTrace{id: m.Span.TraceID}
+			into[g.id] = g
+			*order = append(*order, g.id)
+		}
+		if g.session == nil {
+			if ext := sessionAttr(&spans[i]); ext != "" {
+				s := store.LogSession{ID: externalSessionID(run.ID, ext), RunID: run.ID, ProjectID: run.ProjectID,
+					OrgID: run.OrgID, ExternalID: &ext, CreatedAt: now}
+				g.session, g.ext = &s.ID, &s
+			}
+		}
+		g.spans = append(g.spans, m)
+	}
+}
+
+// sessionAttr is the conversation a span belongs to (OpenInference session.id, GenAI
+// gen_ai.conversation.id).
+func sessionAttr(s *otlp.Span) string {
+	for _, kv := range s.Attrs {
+		if (kv.Key == "session.id" || kv.Key == "gen_ai.conversation.id") && kv.Value.Kind == otlp.KindString && kv.Value.Str != "" {
+			return kv.Value.Str
+		}
+	}
+	return ""
+}
+
+// otelWrite stores the traces of one run.
+func (h *handlers) otelWrite(ctx context.Context, run store.Run, groups map[string]*otelTrace, order []string) error {
+	claims := make([]store.Key, len(order))
+	for i, id := range order {
+		claims[i] = store.RecordClaimKey(run.ID, id)
+	}
+	found, err := h.Table.BatchGet(ctx, claims, true)
+	if err != nil {
+		return fmt.Errorf("otlp: read claims: %w", err)
+	}
+	claimed := map[string]store.Item{}
+	for _, it := range found {
+		claimed[it.Key().PK] = it
+	}
+	var fresh []store.Trace
+	sessions := map[string]store.LogSession{}
+	var stored []string
+	for _, id := range order {
+		if _, ok := claimed[store.RecordClaimKey(run.ID, id).PK]; ok {
+			stored = append(stored, id)
+			continue
+		}
+		g := groups[id]
+		tr := otelNewTrace(run, g, h.Stamp())
+		fresh = append(fresh, tr)
+		if g.ext != nil {
+			sessions[g.ext.ID] = *g.ext
+		}
+	}
+	if len(fresh) > 0 {
+		if err := h.offloadTraces(ctx, run, fresh); err != nil {
+			return err
+		}
+		n, err := ingestWith(ctx, h.Table, run, fresh, h.Now().UTC(), sessions)
+		if err != nil {
+			return err
+		}
+		if n < len(fresh) { // a concurrent export stored some first: merge into them
+			for _, tr := range fresh {
+				stored = append(stored, tr.ID)
+			}
+		}
+	}
+	for _, id := range stored {
+		if err := h.otelMerge(ctx, run, groups[id]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// otelNewTrace is the trace a first export of it makes: the real one when the root is
+// there, else a placeholder.
+func otelNewTrace(run store.Run, g *otelTrace, now time.Time) store.Trace {
+	session := g.session
+	if session == nil {
+		s := externalSessionID(run.ID, "implicit:"+g.id)
+		session = &s
+	}
+	tr := store.Trace{ID: g.id, Type: "trace", SessionID: session, RunID: run.ID, ProjectID: run.ProjectID, OrgID: run.OrgID}
+	spans := make([]store.Span, len(g.spans))
+	for i, m := range g.spans {
+		spans[i] = m.Span
+	}
+	setDepths(g.id, spans, nil)
+	for i := range spans {
+		spans[i].SessionID = session
+	}
+	tr.Spans = spans
+	if root := rootOf(g.spans); root != nil {
+		applyRoot(&tr, root)
+	} else {
+		tr.CreatedAt = spans[0].CreatedAt
+		for _, sp := range spans {
+			if sp.CreatedAt.Before(tr.CreatedAt) {
+				tr.CreatedAt = sp.CreatedAt
+			}
+		}
+		tr.Metadata = map[string]string{otelPlaceholder: "true", "otel.trace_id": g.spans[0].Span.Metadata["otel.trace_id"]}
+	}
+	tallySpans(&tr, spans)
+	return tr
+}
+
+func rootOf(spans []otlp.Mapped) *otlp.Mapped {
+	for i := range spans {
+		if spans[i].Root {
+			return &spans[i]
+		}
+	}
+	return nil
+}
+
+// applyRoot makes tr the trace of its root span.
+func applyRoot(tr *store.Trace, root *otlp.Mapped) {
+	sp := root.Span
+	tr.Name, tr.CreatedAt, tr.IsComplete, tr.StatusCode = sp.Name, sp.CreatedAt, true, sp.StatusCode
+	tr.LatencyMs = sp.LatencyMs
+	tr.Metadata = maps.Clone(sp.Metadata)
+	tr.Input, tr.Output = traceText(sp.Input, "user"), traceText(sp.Output, "assistant")
+	tr.ErrorMessage = nil
+	if root.ErrorMsg != "" {
+		msg := root.ErrorMsg
+		tr.ErrorMessage = &msg
+	}
+}
+
+// traceText is a span's content as a trace's (text): a string as is; of messages, the
+// content of the last one of role; anything else as JSON text.
+func traceText(c store.Content, role string) store.Content {
+	if c.IsNull() || c[0] == '"' {
+		return c
+	}
+	var msgs []map[string]any
+	if c[0] == '{' {
+		var m map[string]any
+		if json.Unmarshal(c, &m) == nil {
+			msgs = []map[string]any{m}
+		}
+	} else if json.Unmarshal(c, &msgs) != nil {
+		msgs = nil
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if r, _ := msgs[i]["role"].(string); r == role {
+			if s, ok := msgs[i]["content"].(string); ok {
+				return store.StringContent(s)
+			}
+		}
+	}
+	return store.StringContent(string(c))
+}
+
+// tallySpans sets the trace's counts from all its spans: the number, whether it has any,
+// and the tokens and cost of its llm spans.
+func tallySpans(tr *store.Trace, spans []store.Span) {
+	tr.NumSpans, tr.HasChildren = int64(len(spans)), len(spans) > 0
+	var in, out, total int64
+	var cost float64
+	var any, anyCost bool
+	for _, sp := range spans {
+		if sp.Type != "llm" {
+			continue
+		}
+		for _, p := range []struct {
+			v   *int64
+			sum *int64
+		}{{sp.InputTokens, &in}, {sp.OutputTokens, &out}, {sp.TotalTokens, &total}} {
+			if p.v != nil {
+				*p.sum += *p.v
+				any = true
+			}
+		}
+		if sp.TotalCost != nil {
+			cost, anyCost = cost+*sp.TotalCost, true
+		}
+	}
+	tr.InputTokens, tr.OutputTokens, tr.TotalTokens, tr.TotalCost = nil, nil, nil, nil
+	if any {
+		tr.InputTokens, tr.OutputTokens, tr.TotalTokens = &in, &out, &total
+	}
+	if anyCost {
+		tr.TotalCost = &cost
+	}
+}
+
+// setDepths sets the depth and has_children of spans (new ones) given the trace's stored
+// spans: a root is at depth 1, a child one below its parent; a span whose parent has not
+// arrived is taken for a child of the root (depth 2).
+func setDepths(traceID string, spans []store.Span, stored []store.Span) {
+	byID := map[string]*store.Span{}
+	children := map[string]bool{}
+	for i := range stored {
+		byID[stored[i].ID] = &stored[i]
+		children[stored[i].ParentID] = true
+	}
+	for i := range spans {
+		byID[spans[i].ID] = &spans[i]
+		children[spans[i].ParentID] = true
+	}
+	var depth func(sp *store.Span, n int) int64
+	depth = func(sp *store.Span, n int) int64 {
+		if sp.ParentID == traceID {
+			return 1
+		}
+		p := byID[sp.ParentID]
+		if p == nil || n > maxDepth {
+			return 2
+		}
+		if p.Depth > 0 {
+			return p.Depth + 1
+		}
+		return depth(p, n+1) + 1
+	}
+	for i := range spans {
+		spans[i].Depth = 0
+	}
+	for i := range spans {
+		spans[i].Depth = depth(&spans[i], 0)
+		spans[i].HasChildren = children[spans[i].ID]
+	}
+}
+
+// otelMerge adds what an export holds of a stored trace: the spans it does not have, its
+// root's header when the trace is a placeholder, and the counts from all its spans.
+func (h *handlers) otelMerge(ctx context.Context, run store.Run, g *otelTrace) error {
+	for range 8 {
+		err := h.otelMergeOnce(ctx, run, g)
+		if !errors.Is(err, errRevised) {
+			return err
+		}
+	}
+	return errBusy
+}
+
+func (h *handlers) otelMergeOnce(ctx context.Context, run store.Run, g *otelTrace) error {
+	claim, err := h.Table.Get(ctx, store.RecordClaimKey(run.ID, g.id), true)
+	if err != nil {
+		return fmt.Errorf("otlp: read claim of %s: %w", g.id, err)
+	}
+	sk, _ := claim["record_sk"].(string)
+	item, err := h.Table.Get(ctx, store.Key{PK: "RUN#" + run.ID, SK: sk}, true)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil // the trace was deleted: its id stays claimed and its spans are dropped
+	}
+	if err != nil {
+		return fmt.Errorf("otlp: read trace %s: %w", g.id, err)
+	}
+	var before store.Trace
+	if err := store.DecodeTrace(item, &before); err != nil {
+		return err
+	}
+	if err := store.DecodeTraceContent(item, &before); err != nil {
+		return err
+	}
+	stored, err := store.TraceSpansConsistent(ctx, h.Table, g.id)
+	if err != nil {
+		return err
+	}
+	have := make(map[string]bool, len(stored))
+	for _, sp := range stored {
+		have[sp.ID] = true
+	}
+	var add []store.Span
+	var root *otlp.Mapped
+	for i, m := range g.spans {
+		if have[m.Span.ID] {
+			continue
+		}
+		have[m.Span.ID] = true
+		sp := m.Span
+		sp.SessionID = before.SessionID
+		add = append(add, sp)
+		if m.Root {
+			root = &g.spans[i]
+		}
+	}
+	setDepths(g.id, add, stored)
+	if err := h.otelMarkParents(ctx, stored, add); err != nil {
+		return err
+	}
+	if len(add) > 0 {
+		if err := h.offloadSpans(ctx, run.OrgID, run.ID, add); err != nil {
+			return err
+		}
+		if err := store.PutSpans(ctx, h.Table, add); err != nil {
+			return fmt.Errorf("otlp: %w", err)
+		}
+	}
+	after := before
+	after.RecordContent = before.RecordContent
+	if root != nil && before.Metadata[otelPlaceholder] == "true" {
+		applyRoot(&after, root)
+		if err := payload.Offload(ctx, h.Payloads, payload.Prefix(run.OrgID, run.ID, after.ID), &after.RecordContent); err != nil {
+			return err
+		}
+	}
+	tallySpans(&after, append(stored, add...))
+	if otelSame(&before, &after) {
+		return nil
+	}
+	now := h.Stamp()
+	after.UpdatedAt = &now
+	return revision{runID: run.ID, before: &before, beforeItem: item, after: &after, now: now,
+		spansChange: after.NumSpans - before.NumSpans}.apply(ctx, h.Table)
+}
+
+// otelSame reports whether a merge changes nothing of the trace.
+func otelSame(a, b *store.Trace) bool {
+	x, _ := store.TraceItem(*a)
+	y, _ := store.TraceItem(*b)
+	return x.Key() == y.Key() && x["doc"] == y["doc"] && store.RawContent(x) == store.RawContent(y)
+}
+
+// otelMarkParents makes stored spans that the new spans are children of know they have
+// children (a span's read lists its children only then). Each is a put conditioned on the
+// span as read; setting the flag twice is the same item, so a retry is harmless.
+func (h *handlers) otelMarkParents(ctx context.Context, stored, add []store.Span) error {
+	parents := map[string]bool{}
+	for _, sp := range add {
+		parents[sp.ParentID] = true
+	}
+	for _, sp := range stored {
+		if !parents[sp.ID] || sp.HasChildren {
+			continue
+		}
+		if err := h.otelMarkParent(ctx, store.SpanKey(sp.TraceID, sp.ID)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (h *handlers) otelMarkParent(ctx context.Context, k store.Key) error {
+	for range 8 {
+		it, err := h.Table.Get(ctx, k, true)
+		if err != nil {
+			return fmt.Errorf("otlp: read span %v: %w", k, err)
+		}
+		op, err := markParent(it)
+		if err != nil || op == nil {
+			return err
+		}
+		err = h.Table.Transact(ctx, []store.Op{*op})
+		if !errors.Is(err, store.ErrConditionFailed) {
+			return err // nil, or a failure to report
+		}
+	}
+	return errBusy
+}
