@@ -111,8 +111,8 @@ func TraceSpans(ctx context.Context, t Table, traceID string, withContent bool) 
 
 // TraceSpansConsistent is TraceSpans with a strongly consistent read: a writer that counts
 // a trace's spans sees every span written before.
-func TraceSpansConsistent(ctx context.Context, t Table, traceID string) ([]Span, error) {
-	return traceSpans(ctx, t, traceID, false, true)
+func TraceSpansConsistent(ctx context.Context, t Table, traceID string, withContent bool) ([]Span, error) {
+	return traceSpans(ctx, t, traceID, withContent, true)
 }
 
 func traceSpans(ctx context.Context, t Table, traceID string, withContent, consistent bool) ([]Span, error) {

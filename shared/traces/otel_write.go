@@ -124,9 +124,10 @@ func (h *handlers) otelWrite(ctx context.Context, run store.Run, groups map[stri
 // otelNewTrace is the trace a first export of it makes: the real one when the root is
 // there, else a placeholder.
 func otelNewTrace(run store.Run, g *otelTrace, now time.Time) store.Trace {
+	root := rootOf(g.spans)
 	session := g.session
-	if session == nil {
-		s := externalSessionID(run.ID, "implicit:"+g.id)
+	if session == nil && root != nil { // a placeholder's session waits for its root
+		s := implicitSession(run.ID, g.id)
 		session = &s
 	}
 	tr := store.Trace{ID: g.id, Type: "trace", SessionID: session, RunID: run.ID, ProjectID: run.ProjectID, OrgID: run.OrgID}
@@ -139,7 +140,7 @@ func otelNewTrace(run store.Run, g *otelTrace, now time.Time) store.Trace {
 		spans[i].SessionID = session
 	}
 	tr.Spans = spans
-	if root := rootOf(g.spans); root != nil {
+	if root != nil {
 		applyRoot(&tr, root)
 	} else {
 		tr.CreatedAt = spans[0].CreatedAt
@@ -152,6 +153,11 @@ func otelNewTrace(run store.Run, g *otelTrace, now time.Time) store.Trace {
 	}
 	tallySpans(&tr, spans)
 	return tr
+}
+
+// implicitSession is the session of a trace whose spans name none: its own.
+func implicitSession(runID, traceID string) string {
+	return externalSessionID(runID, "implicit:"+traceID)
 }
 
 func rootOf(spans []otlp.Mapped) *otlp.Mapped {
@@ -304,7 +310,25 @@ func (h *handlers) otelMergeOnce(ctx context.Context, run store.Run, g *otelTrac
 	if err := store.DecodeTraceContent(item, &before); err != nil {
 		return err
 	}
-	stored, err := store.TraceSpansConsistent(ctx, h.Table, g.id)
+	var root *otlp.Mapped
+	for i, m := range g.spans {
+		if m.Root {
+			root = &g.spans[i]
+		}
+	}
+	placeholder := before.Metadata[otelPlaceholder] == "true"
+	// A placeholder that had no session gets one with its root, and so do its spans (read
+	// with their content, to be written again).
+	session := before.SessionID
+	newSession := root != nil && placeholder && session == nil
+	if newSession {
+		session = g.session
+		if session == nil {
+			s := implicitSession(run.ID, g.id)
+			session = &s
+		}
+	}
+	stored, err := store.TraceSpansConsistent(ctx, h.Table, g.id, newSession)
 	if err != nil {
 		return err
 	}
@@ -313,20 +337,27 @@ func (h *handlers) otelMergeOnce(ctx context.Context, run store.Run, g *otelTrac
 		have[sp.ID] = true
 	}
 	var add []store.Span
-	var root *otlp.Mapped
-	for i, m := range g.spans {
+	for _, m := range g.spans {
 		if have[m.Span.ID] {
 			continue
 		}
 		have[m.Span.ID] = true
 		sp := m.Span
-		sp.SessionID = before.SessionID
+		sp.SessionID = session
 		add = append(add, sp)
-		if m.Root {
-			root = &g.spans[i]
-		}
 	}
 	setDepths(g.id, add, stored)
+	if newSession {
+		if err := h.otelSession(ctx, run, session, g); err != nil {
+			return err
+		}
+		for i := range stored {
+			stored[i].SessionID = session
+		}
+		if err := store.PutSpans(ctx, h.Table, stored); err != nil {
+			return fmt.Errorf("otlp: %w", err)
+		}
+	}
 	if err := h.otelMarkParents(ctx, stored, add); err != nil {
 		return err
 	}
@@ -340,7 +371,8 @@ func (h *handlers) otelMergeOnce(ctx context.Context, run store.Run, g *otelTrac
 	}
 	after := before
 	after.RecordContent = before.RecordContent
-	if root != nil && before.Metadata[otelPlaceholder] == "true" {
+	if root != nil && placeholder {
+		after.SessionID = session
 		applyRoot(&after, root)
 		if err := payload.Offload(ctx, h.Payloads, payload.Prefix(run.OrgID, run.ID, after.ID), &after.RecordContent); err != nil {
 			return err
@@ -354,6 +386,19 @@ func (h *handlers) otelMergeOnce(ctx context.Context, run store.Run, g *otelTrac
 	after.UpdatedAt = &now
 	return revision{runID: run.ID, before: &before, beforeItem: item, after: &after, now: now,
 		spansChange: after.NumSpans - before.NumSpans}.apply(ctx, h.Table)
+}
+
+// otelSession creates the session a placeholder takes with its root (once: a retry finds
+// it and counts nothing).
+func (h *handlers) otelSession(ctx context.Context, run store.Run, id *string, g *otelTrace) error {
+	s := store.LogSession{ID: *id, RunID: run.ID, ProjectID: run.ProjectID, OrgID: run.OrgID, CreatedAt: h.Stamp()}
+	if g.ext != nil && g.ext.ID == *id {
+		s.ExternalID = g.ext.ExternalID
+	}
+	if _, err := store.PutLogSession(ctx, h.Table, s); err != nil {
+		return fmt.Errorf("otlp: %w", err)
+	}
+	return nil
 }
 
 // otelSame reports whether a merge changes nothing of the trace.

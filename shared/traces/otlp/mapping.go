@@ -45,7 +45,7 @@ const (
 func Map(runID string, res []KeyValue, s *Span) Mapped {
 	a := index(s.Attrs)
 	used := map[string]bool{}
-	typ := spanType(a, s, used)
+	typ := spanType(a, used)
 	traceID := TraceUUID(runID, s.TraceID)
 	sp := store.Span{ID: SpanUUID(runID, s.TraceID, s.SpanID), TraceID: traceID, ParentID: traceID, RunID: runID,
 		Type: typ, Name: s.Name, CreatedAt: nanoTime(s.Start), IsComplete: true}
@@ -75,8 +75,8 @@ func nanoTime(ns uint64) time.Time {
 }
 
 // spanType is the record type of a span: the OpenInference kind, else the GenAI
-// operation, else an HTTP client call, else a workflow step.
-func spanType(a attrs, s *Span, used map[string]bool) string {
+// operation, else a workflow step.
+func spanType(a attrs, used map[string]bool) string {
 	if k, ok := a.str("openinference.span.kind"); ok {
 		used["openinference.span.kind"] = true
 		switch strings.ToUpper(k) {
@@ -108,10 +108,7 @@ func spanType(a attrs, s *Span, used map[string]bool) string {
 	if _, ok := a["gen_ai.request.model"]; ok {
 		return "llm"
 	}
-	if _, ok := a["http.request.method"]; ok && s.Kind == 3 {
-		return "http"
-	}
-	return "workflow"
+	return "workflow" // HTTP calls too: the client's span types have no http
 }
 
 // first returns the first of keys the span has as a string, marking it used.
