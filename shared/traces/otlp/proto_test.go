@@ -26,7 +26,13 @@ const recordings = "../testdata/otlp"
 // decoder reads it (and the official decoder's reading of it) exactly as the JSON decoder
 // reads the JSON.
 func TestRecordingsBothEncodings(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(recordings, "*.json"))
+	all, _ := filepath.Glob(filepath.Join(recordings, "*.json"))
+	var files []string
+	for _, f := range all {
+		if !strings.HasSuffix(f, ".golden.json") { // the reads shared/traces expects
+			files = append(files, f)
+		}
+	}
 	if len(files) < 4 {
 		t.Fatalf("recordings: %v", files)
 	}
