@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -106,9 +105,9 @@ func otelBody(r *http.Request) ([]byte, error) {
 	}
 }
 
-// otelIngest places each resource's spans in its run and writes them. Spans that cannot
-// be placed (no project, a run that may not be created, invalid ids) are refused and
-// counted; with headers naming the run, a run that cannot be used fails the request.
+// otelIngest places each resource's spans in its run and writes them. The spans of a
+// resource that names no project, and spans with invalid ids, are refused and counted; a
+// run that is named but cannot be used (unknown id, not creatable) fails the request.
 func (h *handlers) otelIngest(r *http.Request, c auth.Caller, export *otlp.Export) (int64, string, error) {
 	ctx := r.Context()
 	header, fromHeader := headerTarget(r)
@@ -137,16 +136,14 @@ func (h *handlers) otelIngest(r *http.Request, c auth.Caller, export *otlp.Expor
 		if st == nil {
 			st = &runState{groups: map[string]*otelTrace{}}
 			_, st.run, st.err = h.otelRun(ctx, c, t)
-			if st.err != nil && (fromHeader || !isClientError(st.err)) {
+			if st.err != nil && st.err != errNoProject {
 				return 0, "", st.err
 			}
 			runs[t] = st
 			targets = append(targets, t)
 		}
 		if st.err != nil {
-			var se *httpapi.StatusError
-			errors.As(st.err, &se)
-			refuse(len(rs.Spans), se.Detail)
+			refuse(len(rs.Spans), errNoProject.Detail)
 			continue
 		}
 		valid := rs.Spans[:0:0]
@@ -169,12 +166,6 @@ func (h *handlers) otelIngest(r *http.Request, c auth.Caller, export *otlp.Expor
 		}
 	}
 	return rejected, message, nil
-}
-
-// isClientError reports whether err is a 4xx answer (a run the caller cannot use).
-func isClientError(err error) bool {
-	var se *httpapi.StatusError
-	return errors.As(err, &se) && se.Status >= 400 && se.Status < 500
 }
 
 // otelAnswer writes the ExportTraceServiceResponse in the request's encoding: an empty

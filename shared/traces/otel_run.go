@@ -25,6 +25,17 @@ import (
 // otelDefaultLogStream is the log stream of an export that names none.
 const otelDefaultLogStream = "default"
 
+// errNoProject refuses the spans of a resource that names no project (and a request
+// without the header): the other resources' spans are taken.
+var errNoProject = httpapi.Forbidden("No project named: send the project header (a project name or id) or the galileo.project resource attribute")
+
+// isUUID reports whether ref is written as an id: such a reference is never created as a
+// name, so an id of another organization's record answers as an unknown one does (404).
+func isUUID(ref string) bool {
+	_, err := uuid.Parse(ref)
+	return err == nil && len(ref) == 36
+}
+
 // otelTarget names a run: a project and a log stream or an experiment, by name or id.
 type otelTarget struct {
 	project, logStream, experiment string
@@ -64,7 +75,7 @@ func resourceTarget(res []otlp.KeyValue) otelTarget {
 // otelRun finds (or creates) the run of target.
 func (h *handlers) otelRun(ctx context.Context, c auth.Caller, t otelTarget) (store.Project, store.Run, error) {
 	if t.project == "" {
-		return store.Project{}, store.Run{}, httpapi.Forbidden("No project named: send the project header (a project name or id) or the galileo.project resource attribute")
+		return store.Project{}, store.Run{}, errNoProject
 	}
 	p, runs, err := h.otelProject(ctx, c, t.project)
 	if err != nil {
@@ -80,8 +91,11 @@ func (h *handlers) otelRun(ctx context.Context, c auth.Caller, t otelTarget) (st
 		r, err := store.GetRun(ctx, h.Table, c.OrgID, p.ID, run.ID)
 		return p, r, err
 	}
-	if kind == store.RunExperiment {
-		return store.Project{}, store.Run{}, httpapi.NotFound(fmt.Sprintf("Experiment %q of project %q", name, p.Name))
+	if kind == store.RunExperiment || isUUID(name) {
+		if kind == store.RunLogStream {
+			return store.Project{}, store.Run{}, httpapi.NotFound("Log stream")
+		}
+		return store.Project{}, store.Run{}, httpapi.NotFound("Experiment")
 	}
 	if !c.CanWrite() {
 		return store.Project{}, store.Run{}, httpapi.Forbidden(fmt.Sprintf("Log stream %q does not exist in project %q and read-only users cannot create it", name, p.Name))
@@ -122,11 +136,12 @@ func findRunInfo(runs []store.RunInfo, kind, ref string) (store.RunInfo, bool) {
 // otelProject finds the project ref names (an id, else a name), creating it by name when
 // it does not exist and the caller may write.
 func (h *handlers) otelProject(ctx context.Context, c auth.Caller, ref string) (store.Project, []store.RunInfo, error) {
-	if _, err := uuid.Parse(ref); err == nil {
+	if isUUID(ref) {
 		p, runs, err := store.ProjectRuns(ctx, h.Table, c.OrgID, ref)
-		if err == nil || !errors.Is(err, store.ErrNotFound) {
-			return p, runs, err
+		if errors.Is(err, store.ErrNotFound) {
+			return store.Project{}, nil, httpapi.NotFound("Project")
 		}
+		return p, runs, err
 	}
 	p, runs, err := store.ProjectByName(ctx, h.Table, c.OrgID, ref)
 	if !errors.Is(err, store.ErrNotFound) {
