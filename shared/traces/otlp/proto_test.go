@@ -173,3 +173,28 @@ func valueProto(v otlp.Value) *commonpb.AnyValue {
 	}
 	return &commonpb.AnyValue{}
 }
+
+// TestEncodeProtoIsTheOfficialWireForm: EncodeProto writes what the generated types read
+// as the same export, and DecodeProto reads it back exactly.
+func TestEncodeProtoIsTheOfficialWireForm(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(recordings, "*.pb"))
+	for _, f := range files {
+		pb, _ := os.ReadFile(f)
+		e, err := otlp.DecodeProto(pb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := otlp.EncodeProto(e)
+		var official tracepb.TracesData
+		if err := proto.Unmarshal(out, &official); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if !proto.Equal(&official, ToProto(e)) {
+			t.Errorf("%s: EncodeProto writes another export", f)
+		}
+		back, err := otlp.DecodeProto(out)
+		if err != nil || !reflect.DeepEqual(back, e) {
+			t.Errorf("%s: round trip: %v", f, err)
+		}
+	}
+}
