@@ -87,9 +87,13 @@ func (h *handlers) otelRun(ctx context.Context, c auth.Caller, t otelTarget) (st
 	} else if name == "" {
 		name = otelDefaultLogStream
 	}
+	// The project's partition read holds its runs: ingestion needs no more of them than
+	// their ids and kinds.
+	runOf := func(id, name string) store.Run {
+		return store.Run{ID: id, ProjectID: p.ID, OrgID: c.OrgID, Name: name, Kind: kind}
+	}
 	if run, ok := findRunInfo(runs, kind, name); ok {
-		r, err := store.GetRun(ctx, h.Table, c.OrgID, p.ID, run.ID)
-		return p, r, err
+		return p, runOf(run.ID, run.Name), nil
 	}
 	if kind == store.RunExperiment || isUUID(name) {
 		if kind == store.RunLogStream {
@@ -117,8 +121,7 @@ func (h *handlers) otelRun(ctx context.Context, c auth.Caller, t otelTarget) (st
 	} else if err != nil {
 		return store.Project{}, store.Run{}, err
 	}
-	r, err := store.GetRun(ctx, h.Table, c.OrgID, p.ID, ls.ID)
-	return p, r, err
+	return p, runOf(ls.ID, name), nil
 }
 
 // findRunInfo finds a run of kind by id or name.

@@ -3,7 +3,6 @@ package traces
 import (
 	"bytes"
 	"compress/gzip"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"net/http"
@@ -278,58 +277,8 @@ func TestOTLPSplitExports(t *testing.T) {
 	}
 }
 
-// jsonExport writes spans as an OTLP/JSON export (the recordings' form).
+// jsonExport writes spans as an OTLP/JSON export.
 func jsonExport(t *testing.T, res []otlp.KeyValue, spans []otlp.Span) []byte {
 	t.Helper()
-	type kv = map[string]any
-	var val func(v otlp.Value) kv
-	attrs := func(kvs []otlp.KeyValue) []kv {
-		out := []kv{}
-		for _, a := range kvs {
-			out = append(out, kv{"key": a.Key, "value": val(a.Value)})
-		}
-		return out
-	}
-	val = func(v otlp.Value) kv {
-		switch v.Kind {
-		case otlp.KindString:
-			return kv{"stringValue": v.Str}
-		case otlp.KindInt:
-			return kv{"intValue": v.Int}
-		case otlp.KindDouble:
-			return kv{"doubleValue": v.Double}
-		case otlp.KindBool:
-			return kv{"boolValue": v.Bool}
-		case otlp.KindArray:
-			var vs []kv
-			for _, x := range v.Array {
-				vs = append(vs, val(x))
-			}
-			return kv{"arrayValue": kv{"values": vs}}
-		case otlp.KindMap:
-			return kv{"kvlistValue": kv{"values": attrs(v.Map)}}
-		}
-		return kv{}
-	}
-	var out []kv
-	for _, s := range spans {
-		o := kv{"traceId": hex.EncodeToString(s.TraceID[:]), "spanId": hex.EncodeToString(s.SpanID[:]), "name": s.Name,
-			"kind": s.Kind, "startTimeUnixNano": s.Start, "endTimeUnixNano": s.End, "attributes": attrs(s.Attrs),
-			"status": kv{"code": s.Status.Code, "message": s.Status.Message}}
-		if !s.IsRoot() {
-			o["parentSpanId"] = hex.EncodeToString(s.ParentSpanID[:])
-		}
-		var evs []kv
-		for _, e := range s.Events {
-			evs = append(evs, kv{"timeUnixNano": e.Time, "name": e.Name, "attributes": attrs(e.Attrs)})
-		}
-		o["events"] = evs
-		out = append(out, o)
-	}
-	b, err := json.Marshal(kv{"resourceSpans": []kv{{"resource": kv{"attributes": attrs(res)},
-		"scopeSpans": []kv{{"scope": kv{"name": spans[0].Scope}, "spans": out}}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return otlp.EncodeJSON(&otlp.Export{Resources: []otlp.ResourceSpans{{Attrs: res, Spans: spans}}})
 }

@@ -114,7 +114,8 @@ func (h *handlers) otelWrite(ctx context.Context, run store.Run, groups map[stri
 		}
 	}
 	for _, id := range stored {
-		if err := h.otelMerge(ctx, run, groups[id]); err != nil {
+		// The claim read above names the trace's key (a claim made since is read again).
+		if err := h.otelMerge(ctx, run, groups[id], claimed[store.RecordClaimKey(run.ID, id).PK]); err != nil {
 			return err
 		}
 	}
@@ -280,20 +281,23 @@ func setDepths(traceID string, spans []store.Span, stored []store.Span) {
 
 // otelMerge adds what an export holds of a stored trace: the spans it does not have, its
 // root's header when the trace is a placeholder, and the counts from all its spans.
-func (h *handlers) otelMerge(ctx context.Context, run store.Run, g *otelTrace) error {
+func (h *handlers) otelMerge(ctx context.Context, run store.Run, g *otelTrace, claim store.Item) error {
 	for range 8 {
-		err := h.otelMergeOnce(ctx, run, g)
+		err := h.otelMergeOnce(ctx, run, g, claim)
 		if !errors.Is(err, errRevised) {
 			return err
 		}
+		claim = nil // a lost race: read everything again
 	}
 	return errBusy
 }
 
-func (h *handlers) otelMergeOnce(ctx context.Context, run store.Run, g *otelTrace) error {
-	claim, err := h.Table.Get(ctx, store.RecordClaimKey(run.ID, g.id), true)
-	if err != nil {
-		return fmt.Errorf("otlp: read claim of %s: %w", g.id, err)
+func (h *handlers) otelMergeOnce(ctx context.Context, run store.Run, g *otelTrace, claim store.Item) error {
+	if claim == nil {
+		var err error
+		if claim, err = h.Table.Get(ctx, store.RecordClaimKey(run.ID, g.id), true); err != nil {
+			return fmt.Errorf("otlp: read claim of %s: %w", g.id, err)
+		}
 	}
 	sk, _ := claim["record_sk"].(string)
 	item, err := h.Table.Get(ctx, store.Key{PK: "RUN#" + run.ID, SK: sk}, true)

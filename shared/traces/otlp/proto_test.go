@@ -196,5 +196,9 @@ func TestEncodeProtoIsTheOfficialWireForm(t *testing.T) {
 		if err != nil || !reflect.DeepEqual(back, e) {
 			t.Errorf("%s: round trip: %v", f, err)
 		}
+		fromJSON, err := otlp.DecodeJSON(otlp.EncodeJSON(e))
+		if err != nil || !reflect.DeepEqual(fromJSON, e) {
+			t.Errorf("%s: JSON round trip: %v", f, err)
+		}
 	}
 }
