@@ -44,6 +44,7 @@ func newHarnessOn(t *testing.T, tbl store.Table, d Deps) *harness {
 	rt := httpapi.NewRouter(slog.New(slog.DiscardHandler))
 	d.Deps = base.Deps{Table: tbl, Authenticate: env.Service.Authenticate, Now: func() time.Time { return testNow }}
 	Register(rt, d)
+	RegisterOTLP(rt, d)
 	h := &harness{t: t, tbl: tbl, rt: rt, v: apitest.Validator(t), org: env.Org(t), other: env.Org(t)}
 	if err := SeedExample(t.Context(), tbl, h.org.ID, h.org.Admin.UserID, testNow); err != nil {
 		t.Fatal(err)

@@ -58,7 +58,7 @@ func BenchmarkOTLPStoreWrites512(b *testing.B) {
 				env := authtest.New(b, tbl, auth.Config{})
 				org := env.Org(b)
 				rt := httpapi.NewRouter(slog.New(slog.DiscardHandler))
-				Register(rt, Deps{Deps: base.Deps{Table: tbl, Authenticate: env.Service.Authenticate, Now: func() time.Time { return testNow }}})
+				RegisterOTLP(rt, Deps{Deps: base.Deps{Table: tbl, Authenticate: env.Service.Authenticate, Now: func() time.Time { return testNow }}})
 				if err := SeedExample(b.Context(), tbl, org.ID, org.Admin.UserID, testNow); err != nil {
 					b.Fatal(err)
 				}
