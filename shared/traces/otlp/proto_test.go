@@ -83,7 +83,7 @@ func TestRecordingsBothEncodings(t *testing.T) {
 
 func TestDecodeRefusesBadInput(t *testing.T) {
 	for name, body := range map[string][]byte{
-		"truncated":     {0x0a, 0x05, 0x0a},
+		"truncated": {0x0a, 0x05, 0x0a},
 		"short trace id": mustMarshal(t, &tracepb.TracesData{ResourceSpans: []*tracepb.ResourceSpans{{ScopeSpans: []*tracepb.ScopeSpans{{
 			Spans: []*tracepb.Span{{TraceId: []byte{1, 2}, SpanId: make([]byte, 8)}}}}}}}),
 	} {
