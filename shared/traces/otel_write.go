@@ -113,13 +113,47 @@ func (h *handlers) otelWrite(ctx context.Context, run store.Run, groups map[stri
 			}
 		}
 	}
+	items, err := h.otelTraceItems(ctx, run, stored, claimed)
+	if err != nil {
+		return err
+	}
 	for _, id := range stored {
-		// The claim read above names the trace's key (a claim made since is read again).
-		if err := h.otelMerge(ctx, run, groups[id], claimed[store.RecordClaimKey(run.ID, id).PK]); err != nil {
+		claim := claimed[store.RecordClaimKey(run.ID, id).PK]
+		item := items[id]
+		if claim != nil && item == nil {
+			continue // the trace was deleted: its id stays claimed and its spans are dropped
+		}
+		// The claims and items read above start the merge (a claim made since is read then).
+		if err := h.otelMerge(ctx, run, groups[id], claim, item); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// otelTraceItems reads, in one batch, the items of the stored traces whose claims were read
+// (the claim names the item's key), by trace id.
+func (h *handlers) otelTraceItems(ctx context.Context, run store.Run, ids []string, claimed map[string]store.Item) (map[string]store.Item, error) {
+	var keys []store.Key
+	for _, id := range ids {
+		if c := claimed[store.RecordClaimKey(run.ID, id).PK]; c != nil {
+			sk, _ := c["record_sk"].(string)
+			keys = append(keys, store.Key{PK: "RUN#" + run.ID, SK: sk})
+		}
+	}
+	out := map[string]store.Item{}
+	if len(keys) == 0 {
+		return out, nil
+	}
+	found, err := h.Table.BatchGet(ctx, keys, true)
+	if err != nil {
+		return nil, fmt.Errorf("otlp: read traces: %w", err)
+	}
+	for _, it := range found {
+		id, _ := it["trace_id"].(string)
+		out[id] = it
+	}
+	return out, nil
 }
 
 // otelNewTrace is the trace a first export of it makes: the real one when the root is
@@ -281,31 +315,35 @@ func setDepths(traceID string, spans []store.Span, stored []store.Span) {
 
 // otelMerge adds what an export holds of a stored trace: the spans it does not have, its
 // root's header when the trace is a placeholder, and the counts from all its spans.
-func (h *handlers) otelMerge(ctx context.Context, run store.Run, g *otelTrace, claim store.Item) error {
+// claim and item, when not nil, are the trace's claim and item as read just before.
+func (h *handlers) otelMerge(ctx context.Context, run store.Run, g *otelTrace, claim, item store.Item) error {
 	for range 8 {
-		err := h.otelMergeOnce(ctx, run, g, claim)
+		err := h.otelMergeOnce(ctx, run, g, claim, item)
 		if !errors.Is(err, errRevised) {
 			return err
 		}
-		claim = nil // a lost race: read everything again
+		claim, item = nil, nil // a lost race: read everything again
 	}
 	return errBusy
 }
 
-func (h *handlers) otelMergeOnce(ctx context.Context, run store.Run, g *otelTrace, claim store.Item) error {
+func (h *handlers) otelMergeOnce(ctx context.Context, run store.Run, g *otelTrace, claim, item store.Item) error {
 	if claim == nil {
 		var err error
 		if claim, err = h.Table.Get(ctx, store.RecordClaimKey(run.ID, g.id), true); err != nil {
 			return fmt.Errorf("otlp: read claim of %s: %w", g.id, err)
 		}
 	}
-	sk, _ := claim["record_sk"].(string)
-	item, err := h.Table.Get(ctx, store.Key{PK: "RUN#" + run.ID, SK: sk}, true)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil // the trace was deleted: its id stays claimed and its spans are dropped
-	}
-	if err != nil {
-		return fmt.Errorf("otlp: read trace %s: %w", g.id, err)
+	if item == nil {
+		sk, _ := claim["record_sk"].(string)
+		var err error
+		item, err = h.Table.Get(ctx, store.Key{PK: "RUN#" + run.ID, SK: sk}, true)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil // the trace was deleted: its id stays claimed and its spans are dropped
+		}
+		if err != nil {
+			return fmt.Errorf("otlp: read trace %s: %w", g.id, err)
+		}
 	}
 	var before store.Trace
 	if err := store.DecodeTrace(item, &before); err != nil {
