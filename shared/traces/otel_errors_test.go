@@ -134,3 +134,72 @@ func rejectedOf(t *testing.T, b []byte) int64 {
 	v, _ := protowire.ConsumeVarint(ps[n:])
 	return int64(v)
 }
+
+// TestOTLPDuplicateSpans: a span sent twice in one export (and a trace whose spans exceed
+// the inline count) is stored once, and attributes cannot grow a header past its bounds.
+func TestOTLPDuplicateSpans(t *testing.T) {
+	h := newOTLPHarness(t)
+	pb, _ := os.ReadFile(filepath.Join(otlpData, "agent.pb"))
+	e, err := otlp.DecodeProto(pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spans := e.Resources[0].Spans
+	for i := range spans {
+		spans[i].Attrs = append(spans[i].Attrs, otlp.KeyValue{Key: "big", Value: otlp.Value{Kind: otlp.KindString, Str: strings.Repeat("x", 100_000)}})
+	}
+	e.Resources[0].Spans = append(append(append([]otlp.Span{}, spans...), spans...), spans...) // 15 spans, 5 distinct
+	for range 2 {
+		if code, body, _ := h.otlpPost(&h.org.Admin, "/otel/traces", ctProtobuf, otlp.EncodeProto(e), exampleRun); code != http.StatusOK {
+			t.Fatalf("%d %s", code, body)
+		}
+	}
+	tr := h.readTrace(otlp.TraceUUID(ExampleLogStreamID, spans[0].TraceID))
+	if tr["num_spans"] != float64(5) {
+		t.Errorf("num_spans %v, want 5", tr["num_spans"])
+	}
+	if v, _ := tr["user_metadata"].(map[string]any)["big"].(string); len(v) != 1024 {
+		t.Errorf("a long attribute is kept with %d characters, want 1024", len(v))
+	}
+}
+
+// TestOTLPWideTrace: a trace of more spans than a transaction holds inline (its spans are
+// written ahead of it) reads back whole, in one export or spread over two.
+func TestOTLPWideTrace(t *testing.T) {
+	pb, _ := os.ReadFile(filepath.Join(otlpData, "chat.json"))
+	base, err := otlp.DecodeJSON(pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := base.Resources[0].Spans[0]
+	spans := []otlp.Span{root}
+	for i := range 60 {
+		c := root
+		c.SpanID = [8]byte{0xc0, byte(i), 1}
+		c.ParentSpanID = root.SpanID
+		c.Start += uint64(i) * 1000
+		spans = append(spans, c)
+	}
+	export := func(s []otlp.Span) []byte {
+		return otlp.EncodeProto(&otlp.Export{Resources: []otlp.ResourceSpans{{Attrs: base.Resources[0].Attrs, Spans: s}}})
+	}
+	for name, parts := range map[string][][]otlp.Span{"one": {spans}, "two": {spans[31:], spans[:31]}} {
+		t.Run(name, func(t *testing.T) {
+			h := newOTLPHarness(t)
+			for _, p := range parts {
+				if code, body, _ := h.otlpPost(&h.org.Admin, "/v1/traces", ctProtobuf, export(p), exampleRun); code != http.StatusOK {
+					t.Fatalf("%d %s", code, body)
+				}
+			}
+			tr := h.readTrace(otlp.TraceUUID(ExampleLogStreamID, root.TraceID))
+			kids, _ := tr["spans"].([]any)
+			if tr["num_spans"] != float64(61) || len(kids) != 1 || len(kids[0].(map[string]any)["spans"].([]any)) != 60 {
+				t.Errorf("num_spans %v, %d top-level spans", tr["num_spans"], len(kids))
+			}
+			m := tr["metrics"].(map[string]any)
+			if m["num_total_tokens"] != float64(61*51) {
+				t.Errorf("trace tokens %v, want %d", m["num_total_tokens"], 61*51)
+			}
+		})
+	}
+}

@@ -35,6 +35,7 @@ type otelTrace struct {
 	session *string
 	ext     *store.LogSession // the session its session.id names, created with the trace
 	spans   []otlp.Mapped
+	seen    map[string]bool // span ids
 }
 
 // otelGroup groups the mapped spans of a run by trace, in their order of first appearance.
@@ -44,10 +45,14 @@ func otelGroup(run store.Run, res []otlp.KeyValue, spans []otlp.Span, into map[s
 		m.Span.ProjectID, m.Span.OrgID = run.ProjectID, run.OrgID
 		g := into[m.Span.TraceID]
 		if g == nil {
-			g = &otelTrace{id: m.Span.TraceID}
+			g = &otelTrace{id: m.Span.TraceID, seen: map[string]bool{}}
 			into[g.id] = g
 			*order = append(*order, g.id)
 		}
+		if g.seen[m.Span.ID] {
+			continue // the same span twice in one export is stored once
+		}
+		g.seen[m.Span.ID] = true
 		if g.session == nil {
 			if ext := sessionAttr(&spans[i]); ext != "" {
 				s := store.LogSession{ID: externalSessionID(run.ID, ext), RunID: run.ID, ProjectID: run.ProjectID,

@@ -34,10 +34,11 @@ type Mapped struct {
 	OTel     *Span
 }
 
-// Limits of what an attribute adds to a record's header.
+// Limits of what attributes add to a record's header: 64 KB at most, well inside an item's
+// 400 KB with the content fields beside it (each above 32 KB goes to the payload store).
 const (
-	maxMetadata      = 128
-	maxMetadataValue = 4096
+	maxMetadata      = 64
+	maxMetadataValue = 1024
 )
 
 // Map maps one OTel span of resource res into run runID. The caller sets the run's
