@@ -138,8 +138,10 @@ func newOTLPHarness(t *testing.T) *harness {
 // writes counts the writes fn makes (puts, deletes, updates, batches, transactions).
 func (h *harness) writes(fn func()) int {
 	c := h.tbl.(*storecount.Table)
+	h.authWait()
 	c.Reset()
 	fn()
+	h.authWait() // authentication's own writes are not the export's
 	n := 0
 	for _, m := range []string{"Put", "Delete", "Update", "BatchWrite", "Transact"} {
 		n += c.Snapshot().Calls[m]
