@@ -19,6 +19,7 @@ FUNCTIONS := \
 	ScorersFunction=scorers \
 	ProjectsFunction=projects \
 	TracesFunction=traces \
+	OtelFunction=otel \
 	ExperimentsFunction=experiments \
 	SignalsFunction=signals \
 	DocsFunction=docs \

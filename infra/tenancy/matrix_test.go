@@ -354,6 +354,8 @@ var matrix = map[string]entry{
 	"POST /v2/projects/{project_id}/traces/search":              recordQuery("traces/search", ""),
 	"POST /v2/projects/{project_id}/spans/search":               recordQuery("spans/search", ""),
 	"POST /v2/projects/{project_id}/sessions/search":            recordQuery("sessions/search", ""),
+	"POST /v2/otel/traces":                                      otelEntry("/v2/otel/traces"),
+	"POST /v1/traces":                                           otelEntry("/v1/traces"),
 	"POST /v2/projects/{project_id}/traces/count":               recordQuery("traces/count", ""),
 	"POST /v2/projects/{project_id}/spans/count":                recordQuery("spans/count", ""),
 	"POST /v2/projects/{project_id}/sessions/count":             recordQuery("sessions/count", ""),
@@ -460,6 +462,23 @@ func recordQuery(path, extra string) entry {
 			func(a, b *tenant) req { return req{"/v2/projects/" + a.ProjectID + "/" + path, body(b.LogStreamID)} },
 		),
 		note: "a query: writes nothing",
+	}
+}
+
+// otelExport is an OTLP/JSON export whose resource names its run by project and log stream.
+const otelExport = `{"resourceSpans":[{"resource":{"attributes":[{"key":"galileo.project","value":{"stringValue":%q}},` +
+	`{"key":"galileo.logstream","value":{"stringValue":%q}}]},"scopeSpans":[{"spans":[{"traceId":"5b8efff798038103d269b633813fc60c",` +
+	`"spanId":"eee19b7ec3c1b174","name":"n","startTimeUnixNano":"1767607200000000000","endTimeUnixNano":"1767607201000000000"}]}]}]}`
+
+// otelEntry probes an OTLP route: B's project, and B's log stream in A's project, named by
+// id in the resource attributes.
+func otelEntry(path string) entry {
+	return entry{
+		cross: x(
+			func(a, b *tenant) req { return req{path, fmt.Sprintf(otelExport, b.ProjectID, b.LogStreamID)} },
+			func(a, b *tenant) req { return req{path, fmt.Sprintf(otelExport, a.ProjectID, b.LogStreamID)} },
+		),
+		write: func(a *tenant) req { return req{path, fmt.Sprintf(otelExport, a.ProjectID, a.LogStreamID)} },
 	}
 }
 

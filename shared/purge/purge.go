@@ -73,6 +73,9 @@ func (w *Worker) WithPayloads(ps payload.Store) *Worker {
 // purgeTrace deletes the spans of a deleted trace and the payloads of both; old is the
 // trace's last image.
 func (w *Worker) purgeTrace(ctx context.Context, id string, old store.Item) (int, error) {
+	if moved, err := store.TraceMoved(ctx, w.table, old); err != nil || moved {
+		return 0, err // a moved trace keeps its spans and contents
+	}
 	drop := func(it store.Item) error {
 		if w.payloads == nil {
 			return nil

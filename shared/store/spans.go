@@ -106,7 +106,17 @@ func PutSpans(ctx context.Context, t Table, spans []Span) error {
 // TraceSpans reads every span of a trace (with content when withContent), in no particular
 // order; callers build the tree from the parent ids.
 func TraceSpans(ctx context.Context, t Table, traceID string, withContent bool) ([]Span, error) {
-	items, err := QueryAll(ctx, t, Query{PK: tracePartition(traceID), SKOp: SKPrefix, From: "SPAN#"})
+	return traceSpans(ctx, t, traceID, withContent, false)
+}
+
+// TraceSpansConsistent is TraceSpans with a strongly consistent read: a writer that counts
+// a trace's spans sees every span written before.
+func TraceSpansConsistent(ctx context.Context, t Table, traceID string, withContent bool) ([]Span, error) {
+	return traceSpans(ctx, t, traceID, withContent, true)
+}
+
+func traceSpans(ctx context.Context, t Table, traceID string, withContent, consistent bool) ([]Span, error) {
+	items, err := QueryAll(ctx, t, Query{PK: tracePartition(traceID), SKOp: SKPrefix, From: "SPAN#", Consistent: consistent})
 	if err != nil {
 		return nil, fmt.Errorf("spans of trace %s: %w", traceID, err)
 	}

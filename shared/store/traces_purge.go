@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -14,6 +15,35 @@ func DeletedTraceID(old Item) (string, bool) {
 	}
 	id, _ := old["trace_id"].(string)
 	return id, id != ""
+}
+
+// TraceMoved reports whether old, the image of a removed trace item, was moved rather than
+// deleted: a trace whose creation time changed (an OTLP placeholder its root arrived for)
+// is deleted and put again at its new key in one transaction that also points the claim
+// of its id there. Its spans and contents stay. A deleted trace's claim keeps naming the
+// removed key.
+func TraceMoved(ctx context.Context, t Table, old Item) (bool, error) {
+	runID, _ := old["run_id"].(string)
+	id, _ := old["trace_id"].(string)
+	claim, err := t.Get(ctx, RecordClaimKey(runID, id), true)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("claim of trace %s: %w", id, err)
+	}
+	sk, _ := claim["record_sk"].(string)
+	if sk == "" || sk == old.Key().SK {
+		return false, nil
+	}
+	_, err = t.Get(ctx, Key{PK: old.Key().PK, SK: sk}, true)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("trace %s: %w", id, err)
+	}
+	return true, nil
 }
 
 // PurgeTraceSpans deletes every span of a trace, a page at a time, calling each (when not

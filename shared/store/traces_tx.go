@@ -14,9 +14,14 @@ func TracePutOps(tr Trace) ([]Op, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := RecordClaimKey(tr.RunID, tr.ID)
-	claim := Item{AttrPK: k.PK, AttrSK: k.SK, AttrEntity: "record_claim", "run_id": tr.RunID, "record_sk": it.Key().SK}
-	return []Op{PutOp(it, NotExists()), PutOp(claim, NotExists())}, nil
+	return []Op{PutOp(it, NotExists()), PutOp(TraceClaim(tr.RunID, tr.ID, it.Key().SK), NotExists())}, nil
+}
+
+// TraceClaim is the claim item of a trace id: it names the trace's sort key, so the trace
+// is read by key (strongly consistently) from its id.
+func TraceClaim(runID, id, sk string) Item {
+	k := RecordClaimKey(runID, id)
+	return Item{AttrPK: k.PK, AttrSK: k.SK, AttrEntity: "record_claim", "run_id": runID, "record_sk": sk}
 }
 
 // SessionClaimOp records the session in the run; the transaction fails on this action when

@@ -30,6 +30,8 @@ type harness struct {
 	rt         *httpapi.Router
 	v          *apitest.V
 	org, other authtest.Org
+	// authWait waits for the writes authentication makes after answering (a key's last use).
+	authWait func()
 }
 
 func newHarness(t *testing.T, bound int64) *harness {
@@ -44,7 +46,8 @@ func newHarnessOn(t testing.TB, tbl store.Table, d Deps) *harness {
 	rt := httpapi.NewRouter(slog.New(slog.DiscardHandler))
 	d.Deps = base.Deps{Table: tbl, Authenticate: env.Service.Authenticate, Now: func() time.Time { return testNow }}
 	Register(rt, d)
-	h := &harness{t: t, tbl: tbl, rt: rt, v: apitest.Validator(t), org: env.Org(t), other: env.Org(t)}
+	RegisterOTLP(rt, d)
+	h := &harness{t: t, tbl: tbl, rt: rt, v: apitest.Validator(t), org: env.Org(t), other: env.Org(t), authWait: env.Service.Wait}
 	if err := SeedExample(t.Context(), tbl, h.org.ID, h.org.Admin.UserID, testNow); err != nil {
 		t.Fatal(err)
 	}

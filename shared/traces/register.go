@@ -41,19 +41,7 @@ type Deps struct {
 
 // Register mounts the group's operations on rt, each behind authentication.
 func Register(rt *httpapi.Router, d Deps) {
-	d.Deps = d.Deps.WithDefaults("traces")
-	if d.ScanBound == 0 {
-		d.ScanBound = DefaultScanBound
-	}
-	if d.RecordScanBound == 0 {
-		d.RecordScanBound = DefaultRecordScanBound
-	}
-	if d.AnswerLimit == 0 {
-		d.AnswerLimit = DefaultAnswerLimit
-	}
-	if d.Payloads == nil {
-		d.Payloads = payload.NewMemory()
-	}
+	d = d.withDefaults("traces")
 	h := &handlers{Deps: d}
 	rt.Handle("POST /v2/projects/{project_id}/traces", h.ingest, d.Authenticate)
 	rt.Handle("GET /v2/projects/{project_id}/traces/{trace_id}", h.getTrace, d.Authenticate)
@@ -76,6 +64,32 @@ func Register(rt *httpapi.Router, d Deps) {
 	rt.Handle("POST /v2/projects/{project_id}/traces/delete", h.deleteTraces, d.Authenticate)
 	rt.Handle("POST /v2/projects/{project_id}/sessions/delete", h.deleteSessions, d.Authenticate)
 	rt.Handle("POST /v2/projects/{project_id}/metrics/search", h.search, d.Authenticate)
+}
+
+// RegisterOTLP mounts OTLP/HTTP trace ingestion (docs/OTEL.md) on rt: a function of its
+// own (OtelFunction), so that the traces function does not carry the decoder and the
+// conventions' mapping past the bootstrap size cap.
+func RegisterOTLP(rt *httpapi.Router, d Deps) {
+	h := &handlers{Deps: d.withDefaults("otel")}
+	rt.Handle("POST /v2/otel/traces", h.otelTraces, d.Authenticate)
+	rt.Handle("POST /v1/traces", h.otelTraces, d.Authenticate)
+}
+
+func (d Deps) withDefaults(group string) Deps {
+	d.Deps = d.Deps.WithDefaults(group)
+	if d.ScanBound == 0 {
+		d.ScanBound = DefaultScanBound
+	}
+	if d.RecordScanBound == 0 {
+		d.RecordScanBound = DefaultRecordScanBound
+	}
+	if d.AnswerLimit == 0 {
+		d.AnswerLimit = DefaultAnswerLimit
+	}
+	if d.Payloads == nil {
+		d.Payloads = payload.NewMemory()
+	}
+	return d
 }
 
 type handlers struct{ Deps }

@@ -131,7 +131,14 @@ func (rv revision) ops() ([]store.Op, []rollupRef, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		ops = append(ops, store.PutOp(it, store.Equals("doc", doc)))
+		if it.Key() == k {
+			ops = append(ops, store.PutOp(it, store.Equals("doc", doc)))
+		} else {
+			// A new creation time moves the trace (an OTLP placeholder its root arrived
+			// for): the old item goes, the new one comes, and the id's claim names it.
+			ops = append(ops, store.DeleteOp(k, store.Equals("doc", doc)), store.PutOp(it, store.NotExists()),
+				store.PutOp(store.TraceClaim(rv.after.RunID, rv.after.ID, it.Key().SK)))
+		}
 	} else {
 		ops = append(ops, store.DeleteOp(k, store.Equals("doc", doc)))
 	}

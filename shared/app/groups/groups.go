@@ -38,6 +38,7 @@ func All() []app.Group {
 		{Name: "traces", Register: Traces, Roots: []string{"/projects/{project_id}/traces",
 			"/projects/{project_id}/metrics", "/projects/{project_id}/spans", "/projects/{project_id}/sessions",
 			"/projects/{project_id}/export_records"}},
+		{Name: "otel", Register: Otel, Roots: []string{"/otel", "/v1/traces"}},
 		{Name: "experiments", Register: Experiments, Roots: []string{"/projects/{project_id}/experiments"}},
 		{Name: "signals", Register: Signals, Roots: []string{"/projects/{project_id}/runs"}},
 		{Name: "docs", Register: Docs, Roots: []string{"/docs", "/openapi.json"}},
@@ -89,6 +90,13 @@ func Projects(rt *httpapi.Router, d app.Deps) { projects.Register(rt, projects.D
 // the metrics search.
 func Traces(rt *httpapi.Router, d app.Deps) {
 	traces.Register(rt, traces.Deps{Deps: d.Base(), Payloads: d.Payloads, ExportLimit: d.Config.ResponseLimit})
+}
+
+// Otel serves OTLP/HTTP trace ingestion into the observability records (a function of its
+// own: the decoder and the conventions' mapping would take the traces function past the
+// bootstrap size cap).
+func Otel(rt *httpapi.Router, d app.Deps) {
+	traces.RegisterOTLP(rt, traces.Deps{Deps: d.Base(), Payloads: d.Payloads})
 }
 
 // Experiments serves the experiments of a project.

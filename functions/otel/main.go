@@ -1,0 +1,10 @@
+// Command otel is the Lambda function of OTLP/HTTP trace ingestion (OtelFunction in
+// template.yaml); its routes are listed in docs/routes.md.
+package main
+
+import (
+	"github.com/evalobs/evalapi/shared/app"
+	"github.com/evalobs/evalapi/shared/app/groups"
+)
+
+func main() { app.Lambda(groups.Otel) }

@@ -1,0 +1,213 @@
+package traces
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/evalobs/evalapi/shared/payload"
+	"github.com/evalobs/evalapi/shared/store"
+	"github.com/evalobs/evalapi/shared/traces/otlp"
+)
+
+// Merging an export into traces already stored (otel_write.go has the why): the spans they
+// lack, the root's header for a placeholder, the counts from all their spans.
+
+// otelTraceItems reads, in one batch, the items of the stored traces whose claims were read
+// (the claim names the item's key), by trace id.
+func (h *handlers) otelTraceItems(ctx context.Context, run store.Run, ids []string, claimed map[string]store.Item) (map[string]store.Item, error) {
+	var keys []store.Key
+	for _, id := range ids {
+		if c := claimed[store.RecordClaimKey(run.ID, id).PK]; c != nil {
+			sk, _ := c["record_sk"].(string)
+			keys = append(keys, store.Key{PK: "RUN#" + run.ID, SK: sk})
+		}
+	}
+	out := map[string]store.Item{}
+	if len(keys) == 0 {
+		return out, nil
+	}
+	found, err := h.Table.BatchGet(ctx, keys, true)
+	if err != nil {
+		return nil, fmt.Errorf("otlp: read traces: %w", err)
+	}
+	for _, it := range found {
+		id, _ := it["trace_id"].(string)
+		out[id] = it
+	}
+	return out, nil
+}
+
+// otelMerge adds what an export holds of a stored trace: the spans it does not have, its
+// root's header when the trace is a placeholder, and the counts from all its spans.
+// claim and item, when not nil, are the trace's claim and item as read just before.
+func (h *handlers) otelMerge(ctx context.Context, run store.Run, g *otelTrace, claim, item store.Item) error {
+	for range 8 {
+		err := h.otelMergeOnce(ctx, run, g, claim, item)
+		if !errors.Is(err, errRevised) {
+			return err
+		}
+		claim, item = nil, nil // a lost race: read everything again
+	}
+	return errBusy
+}
+
+func (h *handlers) otelMergeOnce(ctx context.Context, run store.Run, g *otelTrace, claim, item store.Item) error {
+	if claim == nil {
+		var err error
+		if claim, err = h.Table.Get(ctx, store.RecordClaimKey(run.ID, g.id), true); err != nil {
+			return fmt.Errorf("otlp: read claim of %s: %w", g.id, err)
+		}
+	}
+	if item == nil {
+		sk, _ := claim["record_sk"].(string)
+		var err error
+		item, err = h.Table.Get(ctx, store.Key{PK: "RUN#" + run.ID, SK: sk}, true)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil // the trace was deleted: its id stays claimed and its spans are dropped
+		}
+		if err != nil {
+			return fmt.Errorf("otlp: read trace %s: %w", g.id, err)
+		}
+	}
+	var before store.Trace
+	if err := store.DecodeTrace(item, &before); err != nil {
+		return err
+	}
+	if err := store.DecodeTraceContent(item, &before); err != nil {
+		return err
+	}
+	var root *otlp.Mapped
+	for i, m := range g.spans {
+		if m.Root {
+			root = &g.spans[i]
+		}
+	}
+	placeholder := before.Metadata[otelPlaceholder] == "true"
+	// A placeholder that had no session gets one with its root, and so do its spans (read
+	// with their content, to be written again).
+	session := before.SessionID
+	newSession := root != nil && placeholder && session == nil
+	if newSession {
+		session = g.session
+		if session == nil {
+			s := implicitSession(run.ID, g.id)
+			session = &s
+		}
+	}
+	stored, err := store.TraceSpansConsistent(ctx, h.Table, g.id, newSession)
+	if err != nil {
+		return err
+	}
+	have := make(map[string]bool, len(stored))
+	for _, sp := range stored {
+		have[sp.ID] = true
+	}
+	var add []store.Span
+	for _, m := range g.spans {
+		if have[m.Span.ID] {
+			continue
+		}
+		have[m.Span.ID] = true
+		sp := m.Span
+		sp.SessionID = session
+		add = append(add, sp)
+	}
+	setDepths(g.id, add, stored)
+	if newSession {
+		if err := h.otelSession(ctx, run, session, g); err != nil {
+			return err
+		}
+		for i := range stored {
+			stored[i].SessionID = session
+		}
+		if err := store.PutSpans(ctx, h.Table, stored); err != nil {
+			return fmt.Errorf("otlp: %w", err)
+		}
+	}
+	if err := h.otelMarkParents(ctx, stored, add); err != nil {
+		return err
+	}
+	if len(add) > 0 {
+		if err := h.offloadSpans(ctx, run.OrgID, run.ID, add); err != nil {
+			return err
+		}
+		if err := store.PutSpans(ctx, h.Table, add); err != nil {
+			return fmt.Errorf("otlp: %w", err)
+		}
+	}
+	after := before
+	after.RecordContent = before.RecordContent
+	if root != nil && placeholder {
+		after.SessionID = session
+		applyRoot(&after, root)
+		if err := payload.Offload(ctx, h.Payloads, payload.Prefix(run.OrgID, run.ID, after.ID), &after.RecordContent); err != nil {
+			return err
+		}
+	}
+	tallySpans(&after, append(stored, add...))
+	if otelSame(&before, &after) {
+		return nil
+	}
+	now := h.Stamp()
+	after.UpdatedAt = &now
+	return revision{runID: run.ID, before: &before, beforeItem: item, after: &after, now: now,
+		spansChange: after.NumSpans - before.NumSpans}.apply(ctx, h.Table)
+}
+
+// otelSession creates the session a placeholder takes with its root (once: a retry finds
+// it and counts nothing).
+func (h *handlers) otelSession(ctx context.Context, run store.Run, id *string, g *otelTrace) error {
+	s := store.LogSession{ID: *id, RunID: run.ID, ProjectID: run.ProjectID, OrgID: run.OrgID, CreatedAt: h.Stamp()}
+	if g.ext != nil && g.ext.ID == *id {
+		s.ExternalID = g.ext.ExternalID
+	}
+	if _, err := store.PutLogSession(ctx, h.Table, s); err != nil {
+		return fmt.Errorf("otlp: %w", err)
+	}
+	return nil
+}
+
+// otelSame reports whether a merge changes nothing of the trace.
+func otelSame(a, b *store.Trace) bool {
+	x, _ := store.TraceItem(*a)
+	y, _ := store.TraceItem(*b)
+	return x.Key() == y.Key() && x["doc"] == y["doc"] && store.RawContent(x) == store.RawContent(y)
+}
+
+// otelMarkParents makes stored spans that the new spans are children of know they have
+// children (a span's read lists its children only then). Each is a put conditioned on the
+// span as read; setting the flag twice is the same item, so a retry is harmless.
+func (h *handlers) otelMarkParents(ctx context.Context, stored, add []store.Span) error {
+	parents := map[string]bool{}
+	for _, sp := range add {
+		parents[sp.ParentID] = true
+	}
+	for _, sp := range stored {
+		if !parents[sp.ID] || sp.HasChildren {
+			continue
+		}
+		if err := h.otelMarkParent(ctx, store.SpanKey(sp.TraceID, sp.ID)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (h *handlers) otelMarkParent(ctx context.Context, k store.Key) error {
+	for range 8 {
+		it, err := h.Table.Get(ctx, k, true)
+		if err != nil {
+			return fmt.Errorf("otlp: read span %v: %w", k, err)
+		}
+		op, err := markParent(it)
+		if err != nil || op == nil {
+			return err
+		}
+		err = h.Table.Transact(ctx, []store.Op{*op})
+		if !errors.Is(err, store.ErrConditionFailed) {
+			return err // nil, or a failure to report
+		}
+	}
+	return errBusy
+}
