@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"math/rand"
@@ -39,6 +40,36 @@ func TestValueSizeOfNumbers(t *testing.T) {
 	for v, want := range cases {
 		if got := valueSize(v); got != want {
 			t.Errorf("valueSize(%v) = %d, want %d", v, got, want)
+		}
+	}
+}
+
+// Unmarshal's JSON of an item reads into a record as encoding/json's own JSON of it did.
+func TestUnmarshalMatchesEncodingJSON(t *testing.T) {
+	type rec struct {
+		S   string          `json:"s"`
+		N   int64           `json:"n"`
+		F   float64         `json:"f"`
+		B   bool            `json:"b"`
+		L   []any           `json:"l"`
+		M   map[string]any  `json:"m"`
+		Raw json.RawMessage `json:"raw"`
+	}
+	r := rand.New(rand.NewSource(3))
+	for range 500 {
+		f, _ := Normalize(r.NormFloat64() * math.Pow(10, float64(r.Intn(50)-25)))
+		it := Item{"s": "a\"\\\n\x01<é>\u2028", "n": r.Int63(), "f": f, "b": true,
+			"l": []any{"x", int64(2), 0.5, nil}, "m": map[string]any{"k": "v"}, "raw": f}
+		var got, want rec
+		if err := Unmarshal(it, &got); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(map[string]any(it))
+		if err := json.Unmarshal(b, &want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%#v:\n got  %#v\n want %#v", it, got, want)
 		}
 	}
 }
