@@ -61,5 +61,5 @@
 // a Lambda on provided.al2023, whose image does not promise /usr/share/zoneinfo, knows the
 // same zones as a developer machine. The main package of a function that evaluates schedules
 // imports it (as functions/signals does), not this package: a shared package's import
-// would land in every function that links it (infra/size_test.go).
+// would land in every function that links it (infra/arch_test.go, TestTimeZoneDataOnlyWhereUsed).
 package schedule

@@ -13,7 +13,7 @@ import (
 
 // The IANA zones (time.LoadLocation below) come from time/tzdata, which functions/signals
 // and the local hosts import: not this package, or every function would carry the 0.45 MB
-// database, since every one links the groups table (infra/size_test.go holds it so).
+// database, since every one links the groups table (infra/arch_test.go, TestTimeZoneDataOnlyWhereUsed holds it so).
 
 // Bounds and defaults of §2.13 and SPEC-DECISIONS "Signals configuration".
 const (
