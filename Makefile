@@ -42,7 +42,7 @@ STATICCHECK := go run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 # Go files of the module, without the tool caches and build outputs (which may hold Go files).
 GO_FILES = $(shell find . \( -path ./.git -o -path ./.cache -o -path ./.aws-sam -o -path ./$(BUILD_DIR) -o -path ./.data -o -name node_modules \) -prune -o -name '*.go' -type f -print)
 
-.PHONY: help build run seed invoke bootstrap test lint bench load bench-http bench-scan sizes clean distclean template-check \
+.PHONY: help build run seed invoke bootstrap test lint bench load bench-http bench-scan sizes sizes-check clean distclean template-check \
 	$(foreach f,$(FUNCTIONS),build-$(call fn_id,$(f)))
 
 help: ## list the targets
@@ -114,8 +114,11 @@ bench-scan: ## metrics search vs DuckDB on Parquet of the same traces (DuckDB op
 	@bash infra/scripts/duckdb-venv.sh || echo "bench-scan: DuckDB is not installable here; timing ours only"
 	go run ./infra/bench scan -traces $(or $(TRACES),200000)
 
-sizes: ## bootstraps for arm64 and amd64 vs a hello-world Lambda, what each dependency adds, init time
-	go run ./infra/bench sizes -flags '$(LAMBDA_FLAGS)'
+sizes: ## bootstraps for arm64 and amd64 vs a hello-world Lambda, what each dependency adds, init time [CHECK=1: fail over the cap]
+	go run ./infra/bench sizes -flags '$(LAMBDA_FLAGS)' $(if $(CHECK),-check)
+
+sizes-check: ## every bootstrap on arm64 and amd64 at most 10,000,000 bytes (no attribution; template-check runs it)
+	go run ./infra/bench sizes -flags '$(LAMBDA_FLAGS)' -check -attribution=false -init-runs 0
 
 clean: ## remove build outputs (keeps .cache: venv, emulators)
 	rm -rf $(BUILD_DIR) .aws-sam

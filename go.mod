@@ -7,9 +7,9 @@ require (
 	github.com/aws/aws-sdk-go-v2 v1.47.8
 	github.com/aws/aws-sdk-go-v2/config v1.33.15
 	github.com/aws/aws-sdk-go-v2/credentials v1.20.15
-	github.com/aws/aws-sdk-go-v2/service/dynamodb v1.73.1
+	github.com/aws/aws-sdk-go-v2/service/dynamodb v1.68.0 // pinned before schema-based serde (v1.69.0): docs/PERFORMANCE.md, "Bootstrap sizes"
 	github.com/aws/aws-sdk-go-v2/service/scheduler v1.18.2
-	github.com/aws/aws-sdk-go-v2/service/secretsmanager v1.50.10
+	github.com/aws/aws-sdk-go-v2/service/secretsmanager v1.49.0 // pinned before schema-based serde (v1.50.0): docs/PERFORMANCE.md, "Bootstrap sizes"
 	github.com/aws/smithy-go v1.28.8
 	github.com/awslabs/aws-lambda-go-api-proxy v0.16.2
 	github.com/getkin/kin-openapi v0.152.0

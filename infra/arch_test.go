@@ -75,3 +75,28 @@ func TestDocsOnlyInItsFunction(t *testing.T) {
 		}
 	}
 }
+
+// tzdataFunctions are the functions that read IANA zones (the signals' schedules) and so
+// embed time/tzdata in their main package (0.45 MB each on either architecture).
+var tzdataFunctions = map[string]bool{modulePath + "functions/signals": true}
+
+// TestTimeZoneDataOnlyWhereUsed: time/tzdata is imported by the main packages that need it,
+// never by a shared package, since every function links the groups table and with it every
+// group's package (issue 23: it had put three functions over the 10 MB cap on amd64).
+func TestTimeZoneDataOnlyWhereUsed(t *testing.T) {
+	for _, line := range goList(t, "-f", `{{.ImportPath}} {{join .Imports " "}}`, "../shared/...") {
+		pkg, imports, _ := strings.Cut(line, " ")
+		if strings.Contains(" "+imports+" ", " time/tzdata ") {
+			t.Errorf("%s imports time/tzdata: import it in the main package of the functions that read zones", pkg)
+		}
+	}
+	for _, fn := range goList(t, "../functions/...") {
+		links := false
+		for _, dep := range goList(t, "-deps", fn) {
+			links = links || dep == "time/tzdata"
+		}
+		if links != tzdataFunctions[fn] {
+			t.Errorf("%s links time/tzdata: %v, want %v (tzdataFunctions)", fn, links, tzdataFunctions[fn])
+		}
+	}
+}

@@ -5,6 +5,10 @@ package main
 import (
 	"github.com/evalobs/evalapi/shared/app"
 	"github.com/evalobs/evalapi/shared/app/groups"
+
+	// IANA zones for the signals' schedules without relying on the Lambda image's zoneinfo;
+	// here, not in shared/signals, so that only this function carries them.
+	_ "time/tzdata"
 )
 
 func main() { app.Lambda(groups.Signals) }

@@ -26,6 +26,10 @@ import (
 	"github.com/evalobs/evalapi/shared/app"
 	"github.com/evalobs/evalapi/shared/app/groups"
 	"github.com/evalobs/evalapi/shared/app/local"
+
+	// The hosts serve every group, the signals' schedules included: the same IANA zones as
+	// functions/signals, whatever the machine has installed.
+	_ "time/tzdata"
 )
 
 // DefaultPort is the port of `sam local start-api`.

@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/evalobs/evalapi/shared/base"
-	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
 )
@@ -41,6 +40,7 @@ func (h *handlers) servePage(w http.ResponseWriter, r *http.Request, d store.Dat
 	ctx := r.Context()
 	d.ColumnNames, d.RowCount = st.ColumnNames(), st.RowCount()
 	p := newRowPage(d, start, limit, maxPageBytes)
+	defer p.release()
 	var pending []store.DatasetRow
 	for row, err := range store.ContentRows(ctx, h.Table, st, int64(start), int64(start)+int64(limit)) {
 		if err != nil {
@@ -61,6 +61,6 @@ func (h *handlers) servePage(w http.ResponseWriter, r *http.Request, d store.Dat
 		return err
 	}
 	w.Header().Set("ETag", etag(st.Version))
-	httpapi.WriteJSON(w, http.StatusOK, p.response())
+	p.write(w)
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/evalobs/evalapi/shared/store"
@@ -95,16 +97,17 @@ func encode(v any) ([]byte, error) {
 type rowPage struct {
 	d            store.Dataset
 	start, limit int
-	budget       int // bytes left for rows
-	rows         []json.RawMessage
+	budget       int     // bytes left for rows
+	buf          *[]byte // the rows encoded, comma-separated (pooled: release)
+	n            int     // rows in buf
 	cut          bool
 	users        map[string]*userInfo // nil: no such user (any more)
 }
 
 func newRowPage(d store.Dataset, start, limit, maxBytes int) *rowPage {
-	p := &rowPage{d: d, start: start, limit: limit, users: map[string]*userInfo{}}
+	p := &rowPage{d: d, start: start, limit: limit, users: map[string]*userInfo{}, buf: getBuf()}
 	// The envelope at its largest: a cut page's warning and next token.
-	envelope := p.response()
+	envelope := p.envelope()
 	warning, next := warningCut, start
 	envelope.WarningMessage, envelope.NextStartingToken = &warning, &next
 	b, _ := encode(envelope)
@@ -122,16 +125,28 @@ func (p *rowPage) add(ctx context.Context, t store.Table, rows []store.DatasetRo
 		return false, err
 	}
 	for _, row := range rows {
-		b, err := encode(p.rowResponse(row))
+		// The row is encoded in place; one that does not fit is cut off again.
+		b := *p.buf
+		at := len(b)
+		if p.n > 0 {
+			b = append(b, ',')
+		}
+		b, err := p.appendRow(b, p.rowResponse(row))
 		if err != nil {
 			return false, err
 		}
-		if len(b)+1 > p.budget && len(p.rows) > 0 {
+		size := len(b) - at
+		if p.n == 0 {
+			size++ // as if followed by a comma, as the bound counted it
+		}
+		if size > p.budget && p.n > 0 {
+			*p.buf = b[:at]
 			p.cut = true
 			return true, nil
 		}
-		p.budget -= len(b) + 1
-		p.rows = append(p.rows, b)
+		p.budget -= size
+		*p.buf = b
+		p.n++
 	}
 	return false, nil
 }
@@ -174,17 +189,14 @@ func (p *rowPage) resolveUsers(ctx context.Context, t store.Table, rows []store.
 	return nil
 }
 
-// response is the page's body: next_starting_token follows the last row returned while the
-// dataset has more.
-func (p *rowPage) response() contentResponse {
-	resp := contentResponse{StartingToken: p.start, Limit: p.limit, ColumnNames: p.d.ColumnNames, Rows: p.rows}
-	if resp.Rows == nil {
-		resp.Rows = []json.RawMessage{}
-	}
+// envelope is the page's body without its rows: next_starting_token follows the last row
+// returned while the dataset has more.
+func (p *rowPage) envelope() contentResponse {
+	resp := contentResponse{StartingToken: p.start, Limit: p.limit, ColumnNames: p.d.ColumnNames, Rows: []json.RawMessage{}}
 	if resp.ColumnNames == nil {
 		resp.ColumnNames = []string{}
 	}
-	if end := p.start + len(p.rows); int64(end) < p.d.RowCount {
+	if end := p.start + p.n; int64(end) < p.d.RowCount {
 		resp.NextStartingToken, resp.Paginated = &end, true
 	}
 	if p.cut {
@@ -192,4 +204,59 @@ func (p *rowPage) response() contentResponse {
 		resp.WarningMessage = &w
 	}
 	return resp
+}
+
+// body writes the page's JSON (the envelope as encoding/json writes contentResponse, the rows
+// as encoded) into out.
+func (p *rowPage) body(out []byte) []byte {
+	e := p.envelope()
+	out = append(out, `{"starting_token":`...)
+	out = strconv.AppendInt(out, int64(e.StartingToken), 10)
+	out = append(out, `,"limit":`...)
+	out = strconv.AppendInt(out, int64(e.Limit), 10)
+	out = append(out, `,"paginated":`...)
+	out = strconv.AppendBool(out, e.Paginated)
+	out = append(out, `,"next_starting_token":`...)
+	if e.NextStartingToken == nil {
+		out = append(out, "null"...)
+	} else {
+		out = strconv.AppendInt(out, int64(*e.NextStartingToken), 10)
+	}
+	out = append(out, `,"column_names":[`...)
+	for i, c := range e.ColumnNames {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = appendString(out, c)
+	}
+	out = append(out, `],"warning_message":`...)
+	if e.WarningMessage == nil {
+		out = append(out, "null"...)
+	} else {
+		out = appendString(out, *e.WarningMessage)
+	}
+	out = append(out, `,"rows":[`...)
+	out = append(out, *p.buf...)
+	return append(out, "]}"...)
+}
+
+// write answers the page; its buffers go back to the pool.
+func (p *rowPage) write(w http.ResponseWriter) {
+	out := getBuf()
+	defer putBuf(out)
+	*out = p.body(*out)
+	p.release()
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(*out)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(*out)
+}
+
+// release returns the rows' buffer to the pool (the page is done).
+func (p *rowPage) release() {
+	if p.buf != nil {
+		putBuf(p.buf)
+		p.buf = nil
+	}
 }

@@ -9,9 +9,11 @@ import (
 
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
-
-	_ "time/tzdata" // IANA zones without relying on the Lambda image's zoneinfo
 )
+
+// The IANA zones (time.LoadLocation below) come from time/tzdata, which functions/signals
+// and the local hosts import: not this package, or every function would carry the 0.45 MB
+// database, since every one links the groups table (infra/arch_test.go, TestTimeZoneDataOnlyWhereUsed holds it so).
 
 // Bounds and defaults of §2.13 and SPEC-DECISIONS "Signals configuration".
 const (

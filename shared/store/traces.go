@@ -241,6 +241,10 @@ func putTrace(ctx context.Context, t Table, tr Trace) (bool, error) {
 func DecodeTrace(it Item, into *Trace) error {
 	doc, _ := it["doc"].(string)
 	*into = Trace{}
+	if decodeTraceHeader(doc, into) {
+		return nil
+	}
+	*into = Trace{}
 	if err := json.Unmarshal([]byte(doc), into); err != nil {
 		return fmt.Errorf("decode trace %v: %w", it.Key(), err)
 	}

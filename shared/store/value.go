@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -25,9 +26,11 @@ func valueSize(v any) int {
 	case string:
 		return len(x)
 	case int64:
-		return numberSize(fmt.Sprint(x))
+		var buf [24]byte
+		return numberSize(strconv.AppendInt(buf[:0], x, 10))
 	case float64:
-		return numberSize(formatFloat(x))
+		var buf [32]byte
+		return numberSize(strconv.AppendFloat(buf[:0], x, 'e', -1, 64))
 	case bool, nil:
 		return 1
 	case []any:
@@ -46,20 +49,30 @@ func valueSize(v any) int {
 	return 0
 }
 
-func numberSize(s string) int {
-	digits := strings.TrimLeft(strings.Map(func(r rune) rune {
-		if r >= '0' && r <= '9' {
-			return r
+// numberSize counts the significant digits of the mantissa of a number's text (any of
+// the shortest forms: they share their digits).
+func numberSize(s []byte) int {
+	if i := bytes.IndexAny(s, "eE"); i >= 0 {
+		s = s[:i]
+	}
+	first, last, n := -1, -1, 0
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			continue
 		}
-		return -1
-	}, strings.SplitN(strings.ToLower(s), "e", 2)[0]), "0")
-	digits = strings.TrimRight(digits, "0")
-	return (len(digits)+1)/2 + 1
-}
-
-func formatFloat(f float64) string {
-	b, _ := json.Marshal(f)
-	return string(b)
+		if c != '0' {
+			if first < 0 {
+				first = n
+			}
+			last = n
+		}
+		n++
+	}
+	digits := 0
+	if first >= 0 {
+		digits = last - first + 1
+	}
+	return (digits+1)/2 + 1
 }
 
 // Normalize returns v with every number in the vocabulary's form: integral numbers (also
@@ -116,7 +129,70 @@ func normFloat(f float64) (any, error) {
 }
 
 // ParseNumber turns the text of a number (DynamoDB's N, JSON) into int64 or float64.
+// The fast paths (strconv on a canonical integer or a JSON number) answer what the general
+// path below answers, once per number: adapters call it for every number they read.
 func ParseNumber(s string) (any, error) {
+	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+		var buf [24]byte
+		if string(strconv.AppendInt(buf[:0], i, 10)) == strings.TrimPrefix(s, "+") {
+			return i, nil
+		}
+	}
+	if isJSONNumber(s) {
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%w: bad number %q", ErrInvalid, s)
+		}
+		return normFloat(f)
+	}
+	return parseNumberSlow(s)
+}
+
+// isJSONNumber reports whether s is a number as JSON writes one (RFC 8259).
+func isJSONNumber(s string) bool {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case i < len(s) && s[i] >= '1' && s[i] <= '9':
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	default:
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		j := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == j {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		j := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == j {
+			return false
+		}
+	}
+	return i == len(s)
+}
+
+// parseNumberSlow is the general path (texts that are neither canonical integers nor JSON
+// numbers: the fast paths are checked against it).
+func parseNumberSlow(s string) (any, error) {
 	var i int64
 	if _, err := fmt.Sscan(s, &i); err == nil && fmt.Sprint(i) == strings.TrimPrefix(s, "+") {
 		return i, nil
@@ -148,9 +224,19 @@ func Marshal(v any) (Item, error) {
 	return Item(n.(map[string]any)), nil
 }
 
-// Unmarshal fills a record struct (with json tags) from an item.
+// Unmarshal fills a record struct (with json tags) from an item. The item is written as
+// JSON by appendJSON (no reflection, no sorting of keys, a pooled buffer) for encoding/json
+// to read into the struct.
 func Unmarshal(it Item, v any) error {
-	b, err := json.Marshal(map[string]any(it))
+	buf := jsonBufs.Get().(*[]byte)
+	defer func() {
+		if cap(*buf) <= 1<<20 {
+			*buf = (*buf)[:0]
+			jsonBufs.Put(buf)
+		}
+	}()
+	b, err := appendJSONObject((*buf)[:0], it)
+	*buf = b
 	if err != nil {
 		return fmt.Errorf("store: unmarshal into %T: %w", v, err)
 	}

@@ -3,7 +3,8 @@
 // documents them (key order, sparse GSIs, conditions, limits), which the conformance suite in
 // storetest holds it to.
 //
-// Layout inside bbolt: the bucket "items" maps an encoded primary key to the item as JSON,
+// Layout inside bbolt: the bucket "items" maps an encoded primary key to the item (binary,
+// codec.go; the file's format marker in the bucket "meta", format.go),
 // and one bucket per GSI maps an encoded index key to the encoded primary key of its item.
 // Keys are encoded so that bbolt's byte order within a partition is DynamoDB's sort-key order
 // (see key.go).
@@ -94,11 +95,11 @@ func open(path string, opts Options, noSync bool) (*DB, error) {
 				return err
 			}
 		}
-		return nil
+		return checkFormat(tx, path)
 	})
 	if err != nil {
 		b.Close()
-		return nil, fmt.Errorf("embedded: open %s: create buckets: %w", path, err)
+		return nil, fmt.Errorf("embedded: open %s: %w", path, err)
 	}
 	return &DB{bolt: b, onCommit: opts.OnCommit}, nil
 }

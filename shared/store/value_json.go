@@ -1,0 +1,138 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+)
+
+// appendJSON writes a value of the vocabulary as JSON for Unmarshal: keys in map order (a
+// struct does not care), strings escaped as JSON requires. Numbers are written in a form
+// that reads back to the same value; encoding/json then decodes into the record's fields.
+func appendJSON(b []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case string:
+		return appendJSONString(b, x), nil
+	case bool:
+		return strconv.AppendBool(b, x), nil
+	case int64:
+		return strconv.AppendInt(b, x, 10), nil
+	case float64:
+		n, err := Normalize(x)
+		if err != nil {
+			return nil, err
+		}
+		if i, ok := n.(int64); ok {
+			return strconv.AppendInt(b, i, 10), nil
+		}
+		return appendJSONFloat(b, x), nil
+	case []any:
+		b = append(b, '[')
+		var err error
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = appendJSON(b, e); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
+	case map[string]any:
+		return appendJSONObject(b, x)
+	case Item:
+		return appendJSONObject(b, x)
+	}
+	// Not of the vocabulary (a caller's own value): encoding/json writes it.
+	e, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %T: %v", ErrInvalid, v, err)
+	}
+	return append(b, e...), nil
+}
+
+func appendJSONObject(b []byte, m map[string]any) ([]byte, error) {
+	b = append(b, '{')
+	first := true
+	var err error
+	for k, e := range m {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		if b, err = appendJSON(b, e); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// appendJSONFloat writes f as encoding/json does (ES6 formatting), so that a record's own
+// number types (fixed.Value) read the very text they read before.
+func appendJSONFloat(b []byte, f float64) []byte {
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString writes s as a JSON string; invalid UTF-8 becomes U+FFFD, as
+// encoding/json writes it.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			start = i + 1
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+var jsonBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
