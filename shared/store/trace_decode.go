@@ -118,6 +118,10 @@ func (l *lexer) metrics() map[string]MetricValue {
 				v.Bool = &b
 			case "e":
 				v.Error = l.scorerError()
+			case "st":
+				v.State = l.str()
+			case "x":
+				v.Explanation = l.str()
 			default:
 				return false
 			}
