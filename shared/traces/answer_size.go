@@ -81,7 +81,6 @@ func fitChildren(root *recordOut, kids *[]*recordOut, limit int, what, where str
 	if n, err = size(); err != nil {
 		return err
 	}
-	kept := len(all)
 	if n > limit {
 		// Keep spans in tree order while they fit: measure each once.
 		own := make([]int, len(all))
@@ -111,7 +110,7 @@ func fitChildren(root *recordOut, kids *[]*recordOut, limit int, what, where str
 			used += own[i]
 			keep[s] = true
 		}
-		kept = len(keep)
+		kept := len(keep)
 		var prune func([]*recordOut) []*recordOut
 		prune = func(s []*recordOut) []*recordOut {
 			var out []*recordOut
