@@ -46,8 +46,10 @@ const SkipBudget = "budget"
 // EntityReservation names the reservations.
 const EntityReservation = "judge_reservation"
 
-// nanoUSD converts USD to the counters' integer unit.
-func nanoUSD(usd float64) int64 { return int64(math.Round(usd * 1e9)) }
+// NanoOfUSD converts USD to the counters' integer unit.
+func NanoOfUSD(usd float64) int64 { return int64(math.Round(usd * 1e9)) }
+
+func nanoUSD(usd float64) int64 { return NanoOfUSD(usd) }
 
 // NanoUSD is the counters' unit of a fixed USD amount.
 func NanoUSD(v *fixed.Value) int64 {
@@ -163,16 +165,19 @@ func ReserveOps(runID, scorerID string, b JudgeBudget, r Reservation) []Op {
 		limit(scorerID, l)
 	}
 	item := Item{AttrPK: r.Key.PK, AttrSK: r.Key.SK, AttrEntity: EntityReservation,
-		"day": r.Day.UTC().Format("2006-01-02"), "t": r.Tokens, "u": r.NanoUSD}
+		"day": r.Day.UTC().Format("2006-01-02"), "t": r.Tokens, "u": r.NanoUSD,
+		// A reservation whose judgment is never written (a dropped or dead-lettered message)
+		// holds its day's counters only, and its item expires two days later.
+		AttrExpiresAt: r.Day.UTC().Truncate(24 * time.Hour).Add(72 * time.Hour).Unix()}
 	add := map[string]int64{"bt": r.Tokens, "bu": r.NanoUSD, scope("bt", scorerID): r.Tokens, scope("bu", scorerID): r.NanoUSD}
 	return []Op{PutOp(item, NotExists()), UpdateOp(Update{Key: UsageKey(runID, r.Day),
 		Set: map[string]any{AttrEntity: "judge_usage", "run_id": runID}, Add: add, Conds: conds})}
 }
 
-// ReleaseOps give a reservation back (its judgment will not be written by this call): the
-// reservation's deletion on the condition that it exists, so it is released once.
-func ReleaseOps(runID, scorerID string, r Reservation) []Op {
-	return []Op{DeleteOp(r.Key, Exists()), UpdateOp(Update{Key: UsageKey(runID, r.Day),
+// ReleaseOps give a reservation back: the reservation's deletion (with conds: Exists() when
+// alone, so that it is released once) and its counters'.
+func ReleaseOps(runID, scorerID string, r Reservation, conds ...Cond) []Op {
+	return []Op{DeleteOp(r.Key, conds...), UpdateOp(Update{Key: UsageKey(runID, r.Day),
 		Add: map[string]int64{"bt": -r.Tokens, "bu": -r.NanoUSD, scope("bt", scorerID): -r.Tokens, scope("bu", scorerID): -r.NanoUSD}})}
 }
 
