@@ -16,18 +16,22 @@ import (
 
 // settingsResponse is MetricSettingsResponse (§2.8): scorers always a list, segment_filters
 // null until they are first set.
-// Beyond the specification: judge_budget (null: unlimited) and judge_spend (today's spend and
-// pacing, budget.go).
+// Beyond the specification, only when the log stream has a daily judge budget (so the
+// specification's shape is unchanged otherwise): judge_budget and judge_spend (today's spend
+// and pacing, budget.go).
 type settingsResponse struct {
 	Scorers        []store.ScorerConfig  `json:"scorers"`
 	SegmentFilters []store.SegmentFilter `json:"segment_filters"`
-	JudgeBudget    *store.JudgeBudget    `json:"judge_budget"`
+	JudgeBudget    *store.JudgeBudget    `json:"judge_budget,omitempty"`
 	JudgeSpend     *spendOut             `json:"judge_spend,omitempty"`
 }
 
 // settingsWithSpend is settingsOut with the run's spend of today.
 func (h *handlers) settingsWithSpend(ctx context.Context, runID string, s store.MetricSettings) (settingsResponse, error) {
 	out := settingsOut(s)
+	if s.JudgeBudget == nil {
+		return out, nil
+	}
 	sp, err := h.spend(ctx, runID, s, h.Now())
 	if err != nil {
 		return out, err
