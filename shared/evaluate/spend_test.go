@@ -281,3 +281,70 @@ func TestBudgetStopsJudgments(t *testing.T) {
 		t.Errorf("the job asked the judge %d times, want %d (the budget-skipped ones only)", asked, 40-scored)
 	}
 }
+
+// pricedJudge is fakeJudge with a price: 0.01 USD per judgment.
+type pricedJudge struct{ *fakeJudge }
+
+func (j pricedJudge) Judge(ctx context.Context, t Task) Verdict {
+	v := j.fakeJudge.Judge(ctx, t)
+	if v.ErrorType == "" {
+		usd, _ := fixed.FromFloat(0.01)
+		v.CostUSD = &usd
+	}
+	return v
+}
+
+// TestReservationReleasedOnce: whatever the deliveries (a retryable verdict first, whose
+// reservation the redelivery reuses; a USD budget), the counters end equal to the spend and
+// no reservation is left.
+func TestReservationReleasedOnce(t *testing.T) {
+	retryFirst := func(_ string, call int) *Verdict {
+		if call == 1 {
+			return &Verdict{ErrorType: ErrRateLimit, Retryable: true}
+		}
+		return nil
+	}
+	cases := []struct {
+		name       string
+		budget     *store.JudgeBudget
+		fail       func(string, int) *Verdict
+		priced     bool
+		wantJudged int64
+	}{
+		{"tokens, retry first", tokens(1000), retryFirst, false, 10},
+		{"usd on the scorer, 0.05 for 0.01 each", &store.JudgeBudget{Scorers: map[string]store.BudgetLimit{scorerID: {DailyUSD: f64(0.05)}}}, nil, true, 5},
+		{"usd and tokens, retry first", &store.JudgeBudget{BudgetLimit: store.BudgetLimit{DailyUSD: f64(1), DailyTokens: i64(60)}}, retryFirst, true, 5},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			tbl := embeddedTable(t)
+			e := newEnv(t, tbl, 10, nil)
+			msgs := e.dispatchAll()
+			setBudget(t, tbl, c.budget)
+			fj := newFakeJudge()
+			fj.fail = c.fail
+			var j Judge = fj
+			if c.priced {
+				j = pricedJudge{fj}
+			}
+			deliverRounds(t, []*Evaluator{NewEvaluator(tbl, nil, j, EvaluatorOptions{Parallel: 1})}, msgs)
+			u, err := store.GetDayUsage(ctx, tbl, runID, time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			usd := u.USD("")
+			bt, bu := u.Committed("")
+			if bt != u.Tokens("") || bu != store.NanoUSD(&usd) {
+				t.Errorf("counters %d tokens, %d nano-USD; spent %d, %d", bt, bu, u.Tokens(""), store.NanoUSD(&usd))
+			}
+			if u.Judgments("") != c.wantJudged {
+				t.Errorf("%d judged, want %d", u.Judgments(""), c.wantJudged)
+			}
+			left, err := store.QueryAll(ctx, tbl, store.Query{PK: "RUN#" + runID, SKOp: store.SKPrefix, From: "RESERVE#", Consistent: true})
+			if err != nil || len(left) != 0 {
+				t.Errorf("%d reservations left (%v)", len(left), err)
+			}
+		})
+	}
+}
