@@ -10,6 +10,7 @@ import (
 	"github.com/evalobs/evalapi/shared/fixed"
 	"github.com/evalobs/evalapi/shared/queue"
 	"github.com/evalobs/evalapi/shared/store"
+	"github.com/evalobs/evalapi/shared/store/storecount"
 	"github.com/evalobs/evalapi/shared/stream"
 )
 
@@ -346,5 +347,24 @@ func TestReservationReleasedOnce(t *testing.T) {
 				t.Errorf("%d reservations left (%v)", len(left), err)
 			}
 		})
+	}
+}
+
+// TestBudgetedJudgmentRoundTrips: with a budget, a judgment adds one wave of two reads
+// (reservation, usage) and the reservation's transaction before the judge: four sequential
+// waves, two transactions.
+func TestBudgetedJudgmentRoundTrips(t *testing.T) {
+	e := newEnv(t, embeddedTable(t), 3, nil)
+	msgs := e.dispatchAll()
+	setBudget(t, e.tbl, tokens(1_000_000))
+	for i, m := range msgs {
+		counted := storecount.New(slowTable{Table: e.tbl, rtt: 20 * time.Millisecond})
+		if failed := NewEvaluator(counted, nil, newFakeJudge(), EvaluatorOptions{}).Handle(context.Background(), msgs[i:i+1]); len(failed) != 0 {
+			t.Fatal("evaluation failed")
+		}
+		c := counted.Snapshot()
+		if c.Depth > 4 || c.Calls["Transact"] != 2 || c.Total > 8 {
+			t.Errorf("message %s: %s; want depth 4, two transactions, at most 8 calls", m.ID, c)
+		}
 	}
 }
