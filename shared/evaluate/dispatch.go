@@ -108,6 +108,7 @@ func (d *Dispatcher) Handle(ctx context.Context, records []stream.Record) []stri
 			failed = append(failed, r.ID)
 		}
 	}
+	d.countOffered(ctx, out)
 	for _, delay := range out.delays {
 		g := out.groups[delay]
 		if err := d.sender.Send(ctx, g.bodies, delay); err != nil {
@@ -122,6 +123,7 @@ func (d *Dispatcher) Handle(ctx context.Context, records []stream.Record) []stri
 type outbox struct {
 	delays []time.Duration
 	groups map[time.Duration]*outGroup
+	paced  map[string]*pacing // per run with a budget, read once per batch
 }
 
 type outGroup struct {
@@ -179,7 +181,16 @@ func (d *Dispatcher) dispatch(ctx context.Context, r stream.Record, runs map[str
 	if err != nil || run == nil {
 		return err
 	}
-	plan := Plan(run, &tr)
+	pc, err := d.pacing(ctx, out, run)
+	if err != nil {
+		return err
+	}
+	var pace func(string) float64
+	if pc != nil {
+		pace = pc.pace
+	}
+	plan := PlanPaced(run, &tr, pace)
+	pc.offer(plan.Offered)
 	if len(plan.Marks) == 0 {
 		return nil
 	}
@@ -223,11 +234,18 @@ func pinned(sc store.ScorerConfig) int64 {
 type DispatchPlan struct {
 	Selected []store.ScorerConfig         // scorers to judge the trace
 	Marks    map[string]store.MetricValue // pending for those, skipped for the others
+	Offered  []string                     // ids of the scorers sampled at the unpaced rate
 }
 
 // Plan decides, for every trace-level scorer of run's settings, whether tr is judged: all of
 // them for an experiment's trace, else by segment sampling.
-func Plan(run *store.Run, tr *store.Trace) DispatchPlan {
+func Plan(run *store.Run, tr *store.Trace) DispatchPlan { return PlanPaced(run, tr, nil) }
+
+// PlanPaced is Plan with the budget's pacing: pace (nil: 1) lowers each scorer's rate, and
+// the same hash decides against the lowered rate, so a trace sampled at the lowered rate is
+// sampled at any higher one. A trace sampled at the segment's rate but not at the paced rate
+// is marked skipped with the reason "budget" (an evaluate job may score it later).
+func PlanPaced(run *store.Run, tr *store.Trace, pace func(scorerID string) float64) DispatchPlan {
 	p := DispatchPlan{Marks: map[string]store.MetricValue{}}
 	for _, sc := range run.Scorers {
 		if !traceLevel(sc) {
@@ -238,15 +256,28 @@ func Plan(run *store.Run, tr *store.Trace) DispatchPlan {
 			rate = sampleRate(run.SegmentFilters, tr, sc)
 		}
 		name := sc.MetricKey()
-		if sampled(tr.ID, sc.ID, rate) {
-			p.Selected = append(p.Selected, sc)
-			p.Marks[name] = store.MetricValue{State: store.MetricPending}
+		if !sampled(tr.ID, sc.ID, rate) {
+			p.Marks[name] = store.MetricValue{State: store.MetricSkipped,
+				Explanation: "not sampled (segment sample_rate " + strconv.FormatFloat(rate, 'g', -1, 64) + ")"}
 			continue
 		}
-		p.Marks[name] = store.MetricValue{State: store.MetricSkipped,
-			Explanation: "not sampled (segment sample_rate " + strconv.FormatFloat(rate, 'g', -1, 64) + ")"}
+		p.Offered = append(p.Offered, sc.ID)
+		if pace != nil && run.Kind != store.RunExperiment {
+			if f := pace(sc.ID); f < 1 && !sampled(tr.ID, sc.ID, rate*f) {
+				p.Marks[name] = budgetSkip(rate * f)
+				continue
+			}
+		}
+		p.Selected = append(p.Selected, sc)
+		p.Marks[name] = store.MetricValue{State: store.MetricPending}
 	}
 	return p
+}
+
+// budgetSkip is the mark of a judgment the daily budget held back.
+func budgetSkip(rate float64) store.MetricValue {
+	return store.MetricValue{State: store.MetricSkipped, Reason: store.SkipBudget,
+		Explanation: "not judged: daily judge budget (effective sample_rate " + strconv.FormatFloat(rate, 'g', 4, 64) + ")"}
 }
 
 // traceLevel: a scorer scores traces when its scoreable node types name them or are unset.

@@ -34,7 +34,16 @@ func (d *Dispatcher) dispatchSpan(ctx context.Context, r stream.Record, runs map
 	if err != nil || run == nil {
 		return err
 	}
-	plan := SpanPlan(run, &sp)
+	pc, err := d.pacing(ctx, out, run)
+	if err != nil {
+		return err
+	}
+	var pace func(string) float64
+	if pc != nil {
+		pace = pc.pace
+	}
+	plan := SpanPlanPaced(run, &sp, pace)
+	pc.offer(plan.Offered)
 	if len(plan.Marks) == 0 {
 		return nil
 	}
@@ -55,7 +64,12 @@ func (d *Dispatcher) dispatchSpan(ctx context.Context, r stream.Record, runs map
 
 // SpanPlan decides, for every scorer of run's settings that scores spans of sp's type,
 // whether sp is judged.
-func SpanPlan(run *store.Run, sp *store.Span) DispatchPlan {
+func SpanPlan(run *store.Run, sp *store.Span) DispatchPlan { return SpanPlanPaced(run, sp, nil) }
+
+// SpanPlanPaced is SpanPlan under the budget's pace (PlanPaced): the pace is read when the
+// span is dispatched, so the spans of one trace written at different times may be paced
+// differently.
+func SpanPlanPaced(run *store.Run, sp *store.Span, pace func(scorerID string) float64) DispatchPlan {
 	p := DispatchPlan{Marks: map[string]store.MetricValue{}}
 	asTrace := &store.Trace{ID: sp.TraceID, Name: sp.Name, Metadata: sp.Metadata}
 	for _, sc := range run.Scorers {
@@ -67,13 +81,20 @@ func SpanPlan(run *store.Run, sp *store.Span) DispatchPlan {
 			rate = sampleRate(run.SegmentFilters, asTrace, sc)
 		}
 		name := sc.MetricKey()
-		if sampled(sp.TraceID, sc.ID, rate) {
-			p.Selected = append(p.Selected, sc)
-			p.Marks[name] = store.MetricValue{State: store.MetricPending}
+		if !sampled(sp.TraceID, sc.ID, rate) {
+			p.Marks[name] = store.MetricValue{State: store.MetricSkipped,
+				Explanation: "not sampled (segment sample_rate " + strconv.FormatFloat(rate, 'g', -1, 64) + ")"}
 			continue
 		}
-		p.Marks[name] = store.MetricValue{State: store.MetricSkipped,
-			Explanation: "not sampled (segment sample_rate " + strconv.FormatFloat(rate, 'g', -1, 64) + ")"}
+		p.Offered = append(p.Offered, sc.ID)
+		if pace != nil && run.Kind != store.RunExperiment {
+			if f := pace(sc.ID); f < 1 && !sampled(sp.TraceID, sc.ID, rate*f) {
+				p.Marks[name] = budgetSkip(rate * f)
+				continue
+			}
+		}
+		p.Selected = append(p.Selected, sc)
+		p.Marks[name] = store.MetricValue{State: store.MetricPending}
 	}
 	return p
 }

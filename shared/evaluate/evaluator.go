@@ -153,30 +153,51 @@ func (e *Evaluator) judgeAndWrite(ctx context.Context, qm queue.Message, m Messa
 	if m.Kind == KindSpan && l.span.Type == "retriever" {
 		c.Documents = content.Output
 	}
+	var rsv *store.Reservation
+	if l.run.JudgeBudget != nil && m.Job == "" && l.run.Kind != store.RunExperiment {
+		rsv, err = e.reserve(ctx, m, &l)
+		switch {
+		case errors.Is(err, errBudgetSpent), errors.Is(err, errBudgetBusy) && qm.ReceiveCount >= e.maxReceiveCount:
+			return e.skipForBudget(ctx, m, &l, sc)
+		case err != nil:
+			return err
+		}
+	}
 	v := e.judge.Judge(ctx, Task{OrgID: m.OrgID, UserID: l.run.JudgeUser(), ProjectID: m.ProjectID, LogStreamID: m.RunID, RecordKind: m.Kind,
 		RecordID: m.RecordID, ScorerID: m.ScorerID, ScorerVersion: l.version, Scorer: sc, Content: c})
 	if v.ErrorType != "" && v.Retryable && qm.ReceiveCount < e.maxReceiveCount {
+		// The reservation stays held for the redelivery.
 		return fmt.Errorf("%w: %s", errRetry, v.ErrorType)
 	}
 	claim := store.ScoreClaimKey(m.RunID, m.RecordID, m.ScorerID, l.version)
 	now := e.now()
 	w := traces.ScoreWrite{Key: l.traceIt.Key(), Values: map[string]store.MetricValue{sc.MetricKey(): metricValue(v)},
 		Claim: &claim, Now: now, Read: l.traceIt}
-	if v.Usage != (Usage{}) || v.CostUSD != nil {
-		w.Extra = []store.Op{store.UpdateOp(store.UsageUpdate(m.RunID, now, m.ScorerID, v.Usage.InputTokens, v.Usage.OutputTokens, v.CostUSD))}
+	switch {
+	case v.Usage != (Usage{}) || v.CostUSD != nil:
+		w.Extra = store.UsageOps(m.RunID, now, m.ScorerID, v.Usage.InputTokens, v.Usage.OutputTokens, v.CostUSD, rsv)
+	case rsv != nil:
+		w.Extra = store.ReleaseOps(m.RunID, m.ScorerID, *rsv)
+	}
+	// A reservation stays held when the write fails (the redelivery reuses it), and is
+	// released when this delivery will not write the judgment.
+	write := traces.WriteScore
+	if m.Kind == KindSpan {
+		write = traces.WriteSpanScore
+	}
+	wrote, err := write(ctx, e.table, w)
+	if errors.Is(err, traces.ErrScoreRecordGone) {
+		e.release(ctx, m, rsv)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !wrote {
+		e.release(ctx, m, rsv)
 	}
 	if m.Kind == KindTrace {
-		_, err = traces.WriteScore(ctx, e.table, w)
-		if errors.Is(err, traces.ErrScoreRecordGone) {
-			return nil
-		}
-		return err
-	}
-	if _, err = traces.WriteSpanScore(ctx, e.table, w); err != nil {
-		if errors.Is(err, traces.ErrScoreRecordGone) {
-			return nil
-		}
-		return err
+		return nil
 	}
 	// The trace's roll-up is recomputed whether this delivery wrote the span's value or
 	// found it written (a retry after the roll-up failed).

@@ -39,7 +39,7 @@ func newHarness(t *testing.T) *harness {
 	env := authtest.New(t, db, auth.Config{})
 	rt := httpapi.NewRouter(slog.New(slog.DiscardHandler))
 	h := &harness{t: t, now: testNow, tbl: db, rt: rt, v: apitest.Validator(t), org: env.Org(t), other: env.Org(t)}
-	Register(rt, Deps{Deps: base.Deps{Table: db, Authenticate: env.Service.Authenticate, Now: func() time.Time { return h.now }}})
+	Register(rt, Deps{Deps: base.Deps{Table: db, Authenticate: env.Service.Authenticate, Now: func() time.Time { return h.now }}, Prices: fakePrices{}})
 	return h
 }
 

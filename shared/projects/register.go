@@ -16,6 +16,9 @@ import (
 // Deps is what the group needs.
 type Deps struct {
 	base.Deps
+	// Prices checks that a USD budget's judges have a price (nil: every USD budget is
+	// refused, never silently unlimited).
+	Prices Pricer
 }
 
 // Register mounts the group's operations on rt, each behind authentication.

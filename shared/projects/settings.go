@@ -16,13 +16,32 @@ import (
 
 // settingsResponse is MetricSettingsResponse (§2.8): scorers always a list, segment_filters
 // null until they are first set.
+// Beyond the specification, only when the log stream has a daily judge budget (so the
+// specification's shape is unchanged otherwise): judge_budget and judge_spend (today's spend
+// and pacing, budget.go).
 type settingsResponse struct {
 	Scorers        []store.ScorerConfig  `json:"scorers"`
 	SegmentFilters []store.SegmentFilter `json:"segment_filters"`
+	JudgeBudget    *store.JudgeBudget    `json:"judge_budget,omitempty"`
+	JudgeSpend     *spendOut             `json:"judge_spend,omitempty"`
+}
+
+// settingsWithSpend is settingsOut with the run's spend of today.
+func (h *handlers) settingsWithSpend(ctx context.Context, runID string, s store.MetricSettings) (settingsResponse, error) {
+	out := settingsOut(s)
+	if s.JudgeBudget == nil {
+		return out, nil
+	}
+	sp, err := h.spend(ctx, runID, s, h.Now())
+	if err != nil {
+		return out, err
+	}
+	out.JudgeSpend = &sp
+	return out, nil
 }
 
 func settingsOut(s store.MetricSettings) settingsResponse {
-	out := settingsResponse{Scorers: make([]store.ScorerConfig, len(s.Scorers)), SegmentFilters: s.SegmentFilters}
+	out := settingsResponse{Scorers: make([]store.ScorerConfig, len(s.Scorers)), SegmentFilters: s.SegmentFilters, JudgeBudget: s.JudgeBudget}
 	for i, c := range s.Scorers {
 		if c.ScorerType == nil { // stored before scorer types were resolved on write
 			t := inferScorerType(c)
@@ -80,8 +99,10 @@ func inferScorerType(c store.ScorerConfig) string {
 
 // settingsPatch is a validated PATCH body: a nil part is left as it is stored.
 type settingsPatch struct {
-	scorers  *[]store.ScorerConfig
-	segments *[]store.SegmentFilter
+	scorers   *[]store.ScorerConfig
+	segments  *[]store.SegmentFilter
+	budgetSet bool // judge_budget present (null: removed)
+	budget    *store.JudgeBudget
 }
 
 // readSettingsPatch reads {"scorers": [...], "segment_filters": [...]}; each part is optional,
@@ -114,6 +135,7 @@ func readSettingsPatch(errs *validate.Errors, raw any, present bool) settingsPat
 		}
 		p.segments = &segments
 	}
+	p.budgetSet, p.budget = readJudgeBudget(o)
 	return p
 }
 
@@ -139,7 +161,11 @@ func (h *handlers) getMetricSettings(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	httpapi.WriteJSON(w, http.StatusOK, settingsOut(ls.MetricSettings))
+	out, err := h.settingsWithSpend(r.Context(), ls.ID, ls.MetricSettings)
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, out)
 	return nil
 }
 
@@ -172,7 +198,19 @@ func (h *handlers) patchMetricSettings(w http.ResponseWriter, r *http.Request) e
 			return err
 		}
 	}
-	settings, err := store.SetMetricSettingsBy(r.Context(), h.Table, ls, c.UserID, patch.scorers, patch.segments, h.Stamp())
+	change := store.SettingsChange{Scorers: patch.scorers, Segments: patch.segments}
+	budget, scorers := ls.JudgeBudget, ls.Scorers
+	if patch.budgetSet {
+		budget, change.Budget = patch.budget, &patch.budget
+	}
+	if patch.scorers != nil {
+		scorers = *patch.scorers
+	}
+	// The author becomes the judges' user (Run.JudgeUser), so the prices are the caller's.
+	if err := h.checkBudget(r.Context(), c.OrgID, c.UserID, budget, scorers); err != nil {
+		return err
+	}
+	settings, err := store.ChangeMetricSettings(r.Context(), h.Table, ls, c.UserID, change, h.Stamp())
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return httpapi.NotFound("Log stream")
@@ -181,6 +219,10 @@ func (h *handlers) patchMetricSettings(w http.ResponseWriter, r *http.Request) e
 	case err != nil:
 		return err
 	}
-	httpapi.WriteJSON(w, http.StatusOK, settingsOut(settings))
+	out, err := h.settingsWithSpend(r.Context(), ls.ID, settings)
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, out)
 	return nil
 }

@@ -42,7 +42,7 @@ func ScoreClaimItem(k Key, metric string) Item {
 // folded in by the transaction that writes the judgment's result, so each answer counts
 // once. Attributes: n, in, out (judgments, input and output tokens) and usd0..2 (the exact
 // USD cost as shared/fixed limbs, judgments with a price only), each also per scorer
-// ("in#<scorer id>" ...). The budget pacing of issue 16 reads it.
+// ("in#<scorer id>" ...), and the budget counters bt and bu (budget.go).
 
 // UsageKey is the usage item of a run's day.
 func UsageKey(runID string, day time.Time) Key {
@@ -51,7 +51,11 @@ func UsageKey(runID string, day time.Time) Key {
 
 // UsageUpdate folds one judgment's usage into its day's item.
 func UsageUpdate(runID string, day time.Time, scorerID string, in, out int64, usd *fixed.Value) Update {
-	add := map[string]int64{"n": 1, "in": in, "out": out, "n#" + scorerID: 1, "in#" + scorerID: in, "out#" + scorerID: out}
+	add := map[string]int64{"n": 1, "in": in, "out": out, "n#" + scorerID: 1, "in#" + scorerID: in, "out#" + scorerID: out,
+		"bt": in + out, "bt#" + scorerID: in + out} // the budget counters (budget.go)
+	if nano := NanoUSD(usd); nano != 0 {
+		add["bu"], add["bu#"+scorerID] = nano, nano
+	}
 	if usd != nil {
 		for i, l := range usd.Limbs() {
 			add["usd"+strconv.Itoa(i)] = l

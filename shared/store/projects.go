@@ -60,6 +60,9 @@ type LogStream struct {
 type MetricSettings struct {
 	Scorers        []ScorerConfig  `json:"scorers"`
 	SegmentFilters []SegmentFilter `json:"segment_filters"` // nil: never set (JSON null)
+	// JudgeBudget is the optional daily judge budget (beyond the specification, budget.go);
+	// nil: unlimited.
+	JudgeBudget *JudgeBudget `json:"judge_budget,omitempty"`
 }
 
 // SegmentFilter samples the data a run's scorers see (§2.9).
@@ -274,18 +277,39 @@ func SetMetricSettings(ctx context.Context, t Table, ls LogStream, scorers *[]Sc
 // SetMetricSettingsBy is SetMetricSettings by user by (when not empty): the run's judges
 // then use by's provider integrations (Run.SettingsBy).
 func SetMetricSettingsBy(ctx context.Context, t Table, ls LogStream, by string, scorers *[]ScorerConfig, segments *[]SegmentFilter, now time.Time) (MetricSettings, error) {
+	return ChangeMetricSettings(ctx, t, ls, by, SettingsChange{Scorers: scorers, Segments: segments}, now)
+}
+
+// SettingsChange is a change of a log stream's metric settings: a nil part is left as it is.
+type SettingsChange struct {
+	Scorers  *[]ScorerConfig
+	Segments *[]SegmentFilter
+	Budget   **JudgeBudget // *Budget nil: the budget is removed (unlimited)
+}
+
+// ChangeMetricSettings applies c by user by (when not empty) in one conditional update and
+// returns the settings as stored afterwards.
+func ChangeMetricSettings(ctx context.Context, t Table, ls LogStream, by string, c SettingsChange, now time.Time) (MetricSettings, error) {
 	var patch struct {
 		Scorers        *[]ScorerConfig  `json:"scorers,omitempty"`
 		SegmentFilters *[]SegmentFilter `json:"segment_filters,omitempty"`
+		JudgeBudget    *JudgeBudget     `json:"judge_budget,omitempty"`
 		SettingsBy     string           `json:"settings_by,omitempty"`
 		UpdatedAt      time.Time        `json:"updated_at"`
 	}
-	patch.Scorers, patch.SegmentFilters, patch.SettingsBy, patch.UpdatedAt = scorers, segments, by, now
+	patch.Scorers, patch.SegmentFilters, patch.SettingsBy, patch.UpdatedAt = c.Scorers, c.Segments, by, now
+	var remove []string
+	if c.Budget != nil {
+		patch.JudgeBudget = *c.Budget
+		if *c.Budget == nil {
+			remove = []string{"judge_budget"}
+		}
+	}
 	set, err := Marshal(patch)
 	if err != nil {
 		return MetricSettings{}, err
 	}
-	it, err := t.Update(ctx, Update{Key: logStreamKey(ls.ProjectID, ls.ID), Set: set, Conds: []Cond{Exists()}})
+	it, err := t.Update(ctx, Update{Key: logStreamKey(ls.ProjectID, ls.ID), Set: set, Remove: remove, Conds: []Cond{Exists()}})
 	if errors.Is(err, ErrConditionFailed) {
 		err = ErrNotFound
 	}

@@ -74,6 +74,9 @@ const (
 	CondEquals
 	// CondAttrAbsent holds when the item is absent or has no attribute Attr.
 	CondAttrAbsent
+	// CondAtMost holds when the item is absent, lacks Attr, or Attr is a number ≤ Value
+	// (an int64): the budget reservations' "spent + reserved + estimate ≤ budget".
+	CondAtMost
 )
 
 // Cond is one condition on the item a write touches. Several conditions on one write must
@@ -95,6 +98,9 @@ func Equals(attr string, value any) Cond { return Cond{Kind: CondEquals, Attr: a
 
 // AttrAbsent holds when the item is absent or lacks attr.
 func AttrAbsent(attr string) Cond { return Cond{Kind: CondAttrAbsent, Attr: attr} }
+
+// AtMost holds when the item or attr is absent, or attr ≤ limit.
+func AtMost(attr string, limit int64) Cond { return Cond{Kind: CondAtMost, Attr: attr, Value: limit} }
 
 // Update changes attributes of one item. As in DynamoDB, an update of an absent item creates
 // it (with its key attributes) unless a condition forbids it. Set, Add and Remove must not

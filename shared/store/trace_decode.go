@@ -122,6 +122,8 @@ func (l *lexer) metrics() map[string]MetricValue {
 				v.State = l.str()
 			case "x":
 				v.Explanation = l.str()
+			case "r":
+				v.Reason = l.str()
 			default:
 				return false
 			}

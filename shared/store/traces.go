@@ -74,6 +74,9 @@ type MetricValue struct {
 	Error       *ScorerError `json:"e,omitempty"`
 	State       string       `json:"st,omitempty"`
 	Explanation string       `json:"x,omitempty"`
+	// Reason is a skipped state's not_applicable_reason: SkipBudget when the daily judge
+	// budget held the judgment back (an evaluate job may still score it).
+	Reason string `json:"r,omitempty"`
 }
 
 // HasResult reports whether v holds a value or an error (not only a state).

@@ -111,7 +111,11 @@ func metricInfo(ms map[string]store.MetricValue) map[string]any {
 		case v.State == store.MetricPending:
 			out[name] = map[string]any{"status_type": "pending"}
 		case v.State == store.MetricSkipped:
-			out[name] = map[string]any{"status_type": "not_applicable", "message": v.Explanation}
+			m := map[string]any{"status_type": "not_applicable", "message": v.Explanation}
+			if v.Reason != "" {
+				m["not_applicable_reason"] = v.Reason
+			}
+			out[name] = m
 		}
 	}
 	return out

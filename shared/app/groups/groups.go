@@ -84,7 +84,9 @@ func Datasets(rt *httpapi.Router, d app.Deps) {
 func Scorers(rt *httpapi.Router, d app.Deps) { scorers.Register(rt, scorers.Deps{Deps: d.Base()}) }
 
 // Projects serves projects, their log streams and the log streams' metric settings.
-func Projects(rt *httpapi.Router, d app.Deps) { projects.Register(rt, projects.Deps{Deps: d.Base()}) }
+func Projects(rt *httpapi.Router, d app.Deps) {
+	projects.Register(rt, projects.Deps{Deps: d.Base(), Prices: newJudgePrices(d)})
+}
 
 // Traces serves the observability family: trace ingestion, the trace column catalog and
 // the metrics search.

@@ -83,6 +83,15 @@ func (e *exprs) condition(conds []store.Cond) (string, error) {
 				return "", fmt.Errorf("%w: AttrAbsent condition without an attribute", store.ErrInvalid)
 			}
 			s = "attribute_not_exists(" + e.name(c.Attr) + ")"
+		case store.CondAtMost:
+			if c.Attr == "" {
+				return "", fmt.Errorf("%w: AtMost condition without an attribute", store.ErrInvalid)
+			}
+			v, err := e.value(c.Value)
+			if err != nil {
+				return "", fmt.Errorf("condition on %q: %w", c.Attr, err)
+			}
+			s = "(attribute_not_exists(" + e.name(c.Attr) + ") OR " + e.name(c.Attr) + " <= " + v + ")"
 		default:
 			return "", fmt.Errorf("%w: unknown condition kind %d", store.ErrInvalid, c.Kind)
 		}

@@ -153,7 +153,7 @@ func prepareConds(conds []store.Cond) ([]store.Cond, error) {
 	for i, c := range conds {
 		switch c.Kind {
 		case store.CondNotExists, store.CondExists:
-		case store.CondEquals, store.CondAttrAbsent:
+		case store.CondEquals, store.CondAttrAbsent, store.CondAtMost:
 			if c.Attr == "" {
 				return nil, fmt.Errorf("%w: condition %d names no attribute", store.ErrInvalid, i)
 			}

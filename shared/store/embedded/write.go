@@ -108,6 +108,10 @@ func holds(conds []store.Cond, old store.Item) bool {
 		case store.CondAttrAbsent:
 			_, present := old[c.Attr]
 			ok = !present
+		case store.CondAtMost:
+			n, present := old[c.Attr].(int64)
+			limit, _ := c.Value.(int64)
+			ok = !present || n <= limit
 		}
 		if !ok {
 			return false

@@ -33,6 +33,12 @@ func testConditions(t *testing.T, s *suite) {
 		{"AttrAbsent/missing attribute", true, []store.Cond{store.AttrAbsent("missing")}, true},
 		{"AttrAbsent/present attribute", true, []store.Cond{store.AttrAbsent("v")}, false},
 		{"AttrAbsent/absent item", false, []store.Cond{store.AttrAbsent("v")}, true},
+		{"AtMost/below", true, []store.Cond{store.AtMost("n", 6)}, true},
+		{"AtMost/equal", true, []store.Cond{store.AtMost("n", 5)}, true},
+		{"AtMost/above", true, []store.Cond{store.AtMost("n", 4)}, false},
+		{"AtMost/negative limit", true, []store.Cond{store.AtMost("n", -1)}, false},
+		{"AtMost/missing attribute", true, []store.Cond{store.AtMost("missing", -1)}, true},
+		{"AtMost/absent item", false, []store.Cond{store.AtMost("n", -1)}, true},
 		{"And/all hold", true, []store.Cond{store.Exists(), store.Equals("v", "a"), store.AttrAbsent("missing")}, true},
 		{"And/one fails", true, []store.Cond{store.Exists(), store.Equals("v", "a"), store.Equals("n", int64(6))}, false},
 	}
