@@ -79,7 +79,7 @@ const Redacted = "[redacted]"
 // secretFields hold credentials: their values never leave in an error's input.
 var secretFields = map[string]bool{
 	"token": true, "password": true, "api_key": true, "client_secret": true,
-	"default_headers": true, "refresh_token": true,
+	"default_headers": true, "refresh_token": true, "webhook_secret": true, "webhook_url": true,
 }
 
 func redactAt(loc []any, input any) any {
