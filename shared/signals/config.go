@@ -103,6 +103,10 @@ func (h *handlers) put(w http.ResponseWriter, r *http.Request) error {
 	if err := auth.RequireWrite(ctx); err != nil {
 		return err
 	}
+	cur, err := store.GetSignalsConfig(ctx, h.Table, c.OrgID, projectID, runID)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
 	now := h.Stamp()
 	cfg := store.SignalsConfig{ID: uuid.NewString(), OrgID: c.OrgID, ProjectID: projectID, RunID: runID,
 		RunKind: run.Kind, RunMode: RunModeOnDemand, Model: req.model, FocusOn: req.focusOn,
@@ -118,7 +122,7 @@ func (h *handlers) put(w http.ResponseWriter, r *http.Request) error {
 		if cfg.ScheduledRunsEnabled && cfg.Schedule != nil {
 			cfg.RunMode = RunModeScheduled
 		}
-		if err := h.webhook(ctx, &cfg, req); err != nil {
+		if err := h.webhook(ctx, &cfg, cur, req); err != nil {
 			return err
 		}
 	}
@@ -136,22 +140,21 @@ func (h *handlers) put(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	h.syncSchedule(ctx, stored, true)
+	if cur.WebhookSecretRef != "" && stored.WebhookSecretRef == "" {
+		h.deleteKey(ctx, cur)
+	}
 	httpapi.WriteJSON(w, http.StatusOK, configOut(stored))
 	return nil
 }
 
 // webhook sets the configuration's webhook: a new key goes to the secrets store before the
 // table refers to it; without one the stored key stays; a URL needs a key.
-func (h *handlers) webhook(ctx context.Context, cfg *store.SignalsConfig, req putRequest) error {
+func (h *handlers) webhook(ctx context.Context, cfg *store.SignalsConfig, cur store.SignalsConfig, req putRequest) error {
 	if req.webhookURL == "" {
 		return nil
 	}
 	cfg.WebhookURL = req.webhookURL
 	if req.webhookSecret == "" {
-		cur, err := store.GetSignalsConfig(ctx, h.Table, cfg.OrgID, cfg.ProjectID, cfg.RunID)
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			return err
-		}
 		if cur.WebhookSecretRef == "" {
 			return validate.Single(validate.Error{Type: "missing", Loc: []any{"body", "webhook_secret"},
 				Msg: "Field required: a webhook_url needs a webhook_secret (whsec_...) the first time", Input: nil})
@@ -218,11 +221,7 @@ func (h *handlers) deleteConfig(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	h.syncSchedule(ctx, cfg, false)
-	if cfg.WebhookSecretRef != "" && h.Secrets != nil {
-		if err := h.Secrets.Delete(ctx, cfg.WebhookSecretRef); err != nil {
-			h.Log.WarnContext(ctx, "signals: deleting the webhook key failed", "configuration_id", cfg.ID, "error", err.Error())
-		}
-	}
+	h.deleteKey(ctx, cfg)
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
@@ -271,4 +270,15 @@ func (h *handlers) get(w http.ResponseWriter, r *http.Request) error {
 	}
 	httpapi.WriteJSON(w, http.StatusOK, configOut(cfg))
 	return nil
+}
+
+// deleteKey deletes the webhook key of a configuration that no longer refers to it; a
+// failure leaves an orphan key, logged.
+func (h *handlers) deleteKey(ctx context.Context, cfg store.SignalsConfig) {
+	if cfg.WebhookSecretRef == "" || h.Secrets == nil {
+		return
+	}
+	if err := h.Secrets.Delete(ctx, cfg.WebhookSecretRef); err != nil {
+		h.Log.WarnContext(ctx, "signals: deleting the webhook key failed", "configuration_id", cfg.ID, "error", err.Error())
+	}
 }
