@@ -21,6 +21,7 @@ FUNCTIONS := \
 	TracesFunction=traces \
 	ExperimentsFunction=experiments \
 	SignalsFunction=signals \
+	SignalsWorkerFunction=signalsworker \
 	DocsFunction=docs \
 	StreamFunction=stream
 

@@ -36,7 +36,9 @@ const (
 var (
 	commonEnv   = []string{"TABLE_NAME", "SECRETS_PREFIX", "JWT_SECRET_ARN", "API_KEY_PEPPER_ARN", "LOG_LEVEL"}
 	functionEnv = map[string][]string{"IdentityFunction": {"ACCESS_TOKEN_TTL", "REFRESH_TOKEN_TTL"},
-		"TracesFunction": {"PAYLOAD_BUCKET"}, "DatasetsFunction": {"PAYLOAD_BUCKET"}, "StreamFunction": {"PAYLOAD_BUCKET"}}
+		"TracesFunction": {"PAYLOAD_BUCKET"}, "DatasetsFunction": {"PAYLOAD_BUCKET"}, "StreamFunction": {"PAYLOAD_BUCKET"},
+		"SignalsFunction":       {"SIGNALS_WORKER_ARN", "SIGNALS_SCHEDULER_ROLE", "SIGNALS_SCHEDULE_GROUP"},
+		"SignalsWorkerFunction": {"PAYLOAD_BUCKET", "SIGNALS_WORKER_ARN", "SIGNALS_SCHEDULER_ROLE", "SIGNALS_SCHEDULE_GROUP"}}
 )
 
 // The item-level DynamoDB actions a request handler has on the table (transactions are
@@ -204,6 +206,7 @@ func TestTemplateLeastPrivilege(t *testing.T) {
 	tableArn := "GetAtt " + tables[0].ID + ".Arn"
 	indexArn := "Sub ${" + tables[0].ID + ".Arn}/index/*"
 	integrations := "Sub arn:${AWS::Partition}:secretsmanager:${AWS::Region}:${AWS::AccountId}:secret:${SecretsPrefix}integrations/*"
+	webhookKeys := "Sub arn:${AWS::Partition}:secretsmanager:${AWS::Region}:${AWS::AccountId}:secret:${SecretsPrefix}signals-webhooks/*"
 
 	// No statement anywhere grants a wildcard or Scan.
 	for _, r := range tpl.Resources {
@@ -232,6 +235,11 @@ func TestTemplateLeastPrivilege(t *testing.T) {
 			if fn.ID == "IntegrationsFunction" {
 				for _, a := range integrationSecretActions {
 					want.add(a, integrations)
+				}
+			}
+			if fn.ID == "SignalsFunction" { // the webhooks' HMAC keys, written with the configuration
+				for _, a := range integrationSecretActions {
+					want.add(a, webhookKeys)
 				}
 			}
 
