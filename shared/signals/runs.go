@@ -144,6 +144,12 @@ func (h *handlers) startRun(w http.ResponseWriter, r *http.Request) error {
 // readTarget reads the path of a signals record: the run must be one of the caller's
 // organization under the path's project. Every role may read.
 func (h *handlers) readTarget(r *http.Request, extra ...string) (orgID, projectID, runID string, ids []string, err error) {
+	return h.readPathOf(r, true, extra...)
+}
+
+// readPathOf is readTarget; without checkRun the run is not read (the record read next
+// carries its organization and project, which the caller compares).
+func (h *handlers) readPathOf(r *http.Request, checkRun bool, extra ...string) (orgID, projectID, runID string, ids []string, err error) {
 	errs := validate.New()
 	projectID, runID = readPath(errs, r)
 	for _, name := range extra {
@@ -156,6 +162,9 @@ func (h *handlers) readTarget(r *http.Request, extra ...string) (orgID, projectI
 	c, err := base.Caller(r)
 	if err != nil {
 		return "", "", "", nil, err
+	}
+	if !checkRun {
+		return c.OrgID, projectID, runID, ids, nil
 	}
 	if _, err := store.GetRun(r.Context(), h.Table, c.OrgID, projectID, runID); errors.Is(err, store.ErrNotFound) {
 		return "", "", "", nil, httpapi.NotFound("Run")
@@ -223,7 +232,7 @@ func writePage(w http.ResponseWriter, start, limit int, more bool, n int, key st
 
 // getRun is GET .../signals/runs/{signals_run_id}: one run with its findings.
 func (h *handlers) getRun(w http.ResponseWriter, r *http.Request) error {
-	orgID, projectID, runID, ids, err := h.readTarget(r, "signals_run_id")
+	orgID, projectID, runID, ids, err := h.readPathOf(r, false, "signals_run_id")
 	if err != nil {
 		return err
 	}
@@ -251,7 +260,7 @@ func (h *handlers) getRun(w http.ResponseWriter, r *http.Request) error {
 // acknowledge is POST .../signals/findings/{finding_id}/acknowledge: the finding is marked
 // acknowledged (again: unchanged). An acknowledged finding is not notified when it recurs.
 func (h *handlers) acknowledge(w http.ResponseWriter, r *http.Request) error {
-	orgID, projectID, runID, ids, err := h.readTarget(r, "finding_id")
+	orgID, projectID, runID, ids, err := h.readPathOf(r, false, "finding_id")
 	if err != nil {
 		return err
 	}
@@ -270,7 +279,7 @@ func (h *handlers) acknowledge(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	f, err = store.AcknowledgeSignalsFinding(ctx, h.Table, orgID, runID, ids[0], c.UserID, h.Stamp())
+	f, err = store.AcknowledgeSignalsFinding(ctx, h.Table, f, c.UserID, h.Stamp())
 	if err != nil {
 		return err
 	}

@@ -296,20 +296,20 @@ func SignalsFindings(ctx context.Context, t Table, runID string, ids []string) (
 	return out, nil
 }
 
-// AcknowledgeSignalsFinding marks a finding acknowledged by user at `at` (again: no change
-// of the first acknowledgement) and returns it.
-func AcknowledgeSignalsFinding(ctx context.Context, t Table, orgID, runID, id, user string, at time.Time) (SignalsFinding, error) {
-	f, err := GetSignalsFinding(ctx, t, orgID, runID, id)
-	if err != nil || f.Acknowledged {
-		return f, err
+// AcknowledgeSignalsFinding marks finding f (as read) acknowledged by user at `at` and
+// returns it; an acknowledged finding is returned unchanged (the first acknowledgement
+// stays, also when two race).
+func AcknowledgeSignalsFinding(ctx context.Context, t Table, f SignalsFinding, user string, at time.Time) (SignalsFinding, error) {
+	if f.Acknowledged {
+		return f, nil
 	}
-	_, err = t.Update(ctx, Update{Key: SignalsFindingKey(runID, id), Conds: []Cond{Exists(), AttrAbsent("acknowledged_at")},
+	_, err := t.Update(ctx, Update{Key: SignalsFindingKey(f.RunID, f.ID), Conds: []Cond{Exists(), AttrAbsent("acknowledged_at")},
 		Set: map[string]any{"acknowledged": true, "acknowledged_at": at.UTC().Format(time.RFC3339Nano), "acknowledged_by": user}})
 	if errors.Is(err, ErrConditionFailed) {
-		return GetSignalsFinding(ctx, t, orgID, runID, id)
+		return GetSignalsFinding(ctx, t, f.OrgID, f.RunID, f.ID)
 	}
 	if err != nil {
-		return SignalsFinding{}, fmt.Errorf("acknowledge signals finding %s: %w", id, err)
+		return SignalsFinding{}, fmt.Errorf("acknowledge signals finding %s: %w", f.ID, err)
 	}
 	f.Acknowledged, f.AcknowledgedBy = true, user
 	a := at.UTC()
