@@ -41,8 +41,8 @@ type putRequest struct {
 	startDate, endDate   *string
 	scheduledRuns        bool
 	severities           []string
-	webhookURL           string // "" : none
-	webhookSecret        string // "" : keep the stored key
+	webhookURL           string                    // "" : none
+	webhookSecret        string                    // "" : keep the stored key
 	sent                 map[string]validate.Value // log-stream-only fields present in the body
 }
 

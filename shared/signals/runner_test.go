@@ -243,7 +243,9 @@ func TestRunFailsWithErrorType(t *testing.T) {
 
 type textModel struct{ text string }
 
-func (m *textModel) Complete(context.Context, Completion) (Answer, error) { return Answer{Text: m.text}, nil }
+func (m *textModel) Complete(context.Context, Completion) (Answer, error) {
+	return Answer{Text: m.text}, nil
+}
 
 func TestFiresAreKeyedAndNeverOverlap(t *testing.T) {
 	w := newWorld(t)

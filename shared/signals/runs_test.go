@@ -13,7 +13,9 @@ import (
 	"github.com/evalobs/evalapi/shared/store"
 )
 
-func runsPath(pid, rid string) string { return "/v2/projects/" + pid + "/runs/" + rid + "/signals/runs" }
+func runsPath(pid, rid string) string {
+	return "/v2/projects/" + pid + "/runs/" + rid + "/signals/runs"
+}
 func findingsPath(pid, rid string) string {
 	return "/v2/projects/" + pid + "/runs/" + rid + "/signals/findings"
 }
