@@ -374,14 +374,23 @@ func listDesc(ctx context.Context, t Table, runID, prefix string, skip, limit in
 	}
 }
 
+// maxSignalsLookback bounds how many earlier runs PreviousSignalsRun and
+// LastSignalsWindowEnd read (a ten-minute schedule over a quiet log stream makes many runs
+// that read nothing); past it there is no previous run.
+const maxSignalsLookback = 1000
+
 // PreviousSignalsRun is the newest succeeded run of runID before `before` (by id order)
 // that read traces: what a new run's findings are compared with. ErrNotFound when none.
 func PreviousSignalsRun(ctx context.Context, t Table, runID, before string) (SignalsRun, error) {
-	q := Query{PK: signalsRunsPK(runID), SKOp: SKBetween, From: "SRUN#", To: "SRUN#" + before, Descending: true, Consistent: true}
+	q := Query{PK: signalsRunsPK(runID), SKOp: SKBetween, From: "SRUN#", To: "SRUN#" + before, Descending: true, Consistent: true, Limit: 100}
+	read := 0
 	for {
 		p, err := t.Query(ctx, q)
 		if err != nil {
 			return SignalsRun{}, fmt.Errorf("previous signals run of run %s: %w", runID, err)
+		}
+		if read += len(p.Items); read > maxSignalsLookback {
+			return SignalsRun{}, ErrNotFound
 		}
 		for _, it := range p.Items {
 			var r SignalsRun
@@ -402,11 +411,15 @@ func PreviousSignalsRun(ctx context.Context, t Table, runID, before string) (Sig
 // LastSignalsWindowEnd is the end of the window of the newest run of runID that read its
 // window (succeeded), or the zero time: where the next run's window starts.
 func LastSignalsWindowEnd(ctx context.Context, t Table, runID, before string) (time.Time, error) {
-	q := Query{PK: signalsRunsPK(runID), SKOp: SKBetween, From: "SRUN#", To: "SRUN#" + before, Descending: true, Consistent: true}
+	q := Query{PK: signalsRunsPK(runID), SKOp: SKBetween, From: "SRUN#", To: "SRUN#" + before, Descending: true, Consistent: true, Limit: 100}
+	read := 0
 	for {
 		p, err := t.Query(ctx, q)
 		if err != nil {
 			return time.Time{}, fmt.Errorf("last signals window of run %s: %w", runID, err)
+		}
+		if read += len(p.Items); read > maxSignalsLookback {
+			return time.Time{}, nil
 		}
 		for _, it := range p.Items {
 			var r SignalsRun
