@@ -200,8 +200,9 @@ func ClaimSignalsRun(ctx context.Context, t Table, runID, id string, at time.Tim
 	return nil
 }
 
-// FinishSignalsRun writes the run in its final state, its findings, and releases the lease,
-// all or nothing, conditioned on the run being in state `from` (so a finish applies once).
+// FinishSignalsRun writes the run in its final state and its findings, all or nothing,
+// conditioned on the run being in state `from` (so a finish applies once), then releases
+// the run's lease.
 func FinishSignalsRun(ctx context.Context, t Table, r SignalsRun, from string, findings []SignalsFinding) error {
 	it, err := signalsRunItem(r)
 	if err != nil {
@@ -216,11 +217,13 @@ func FinishSignalsRun(ctx context.Context, t Table, r SignalsRun, from string, f
 		k := SignalsFindingKey(f.RunID, f.ID)
 		ops = append(ops, PutOp(fi.With(AttrPK, k.PK, AttrSK, k.SK, AttrEntity, EntitySignalsFinding), NotExists()))
 	}
-	ops = append(ops, DeleteOp(signalsLeaseKey(r.RunID)))
 	if err := t.Transact(ctx, ops); err != nil {
 		return fmt.Errorf("finish signals run %s: %w", r.ID, err)
 	}
-	return nil
+	// The lease goes after the run is final, and only if this run still holds it (one that
+	// outlived its lease must not release its successor's); a crash in between leaves a
+	// lease that expires.
+	return ReleaseSignalsLease(ctx, t, r.RunID, r.ID)
 }
 
 // ReleaseSignalsLease drops the lease if id holds it.
