@@ -2,14 +2,8 @@ package signalsworker
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
-	ebtypes "github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
-	"github.com/aws/aws-sdk-go-v2/service/lambda"
-	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 
 	"github.com/evalobs/evalapi/shared/app"
@@ -43,57 +37,15 @@ func Cloud(d *app.Deps, getenv func(string) string) (*signals.Worker, error) {
 	if workerARN == "" {
 		return nil, fmt.Errorf("signals: %s is not set (template.yaml sets it)", EnvWorkerARN)
 	}
-	lc := lambda.NewFromConfig(awsCfg)
-	d.Signals.StartWorker = func(ctx context.Context, input []byte) error {
-		_, err := lc.Invoke(ctx, &lambda.InvokeInput{FunctionName: aws.String(workerARN),
-			InvocationType: lambdatypes.InvocationTypeEvent, Payload: input})
-		if err != nil {
-			return fmt.Errorf("signals: invoking the worker: %w", err)
-		}
-		return nil
-	}
+	raw := newRawAWS(awsCfg)
+	d.Signals.StartWorker = func(ctx context.Context, input []byte) error { return raw.invokeAsync(ctx, workerARN, input) }
 	sch, err := ebscheduler.New(scheduler.NewFromConfig(awsCfg), ebscheduler.Config{GroupName: getenv(EnvScheduleGroup),
 		TargetARN: workerARN, RoleARN: getenv(EnvSchedulerRole)})
 	if err != nil {
 		return nil, err
 	}
 	d.Signals.Schedules = sch
-	bus := &EventBridge{API: eventbridge.NewFromConfig(awsCfg), Bus: getenv(EnvEventBus)}
+	bus := &EventBridge{raw: raw, Bus: getenv(EnvEventBus)}
 	r := Runner(*d, Model, Publisher(*d, bus))
 	return &signals.Worker{Runner: r, Schedules: sch, Lister: sch, Log: d.Log}, nil
-}
-
-// EventsAPI is the part of the EventBridge client used here.
-type EventsAPI interface {
-	PutEvents(ctx context.Context, in *eventbridge.PutEventsInput, opts ...func(*eventbridge.Options)) (*eventbridge.PutEventsOutput, error)
-}
-
-// EventBridge publishes events on an EventBridge bus: source EventSource, detail-type
-// EventDetailType, the event as detail.
-type EventBridge struct {
-	API EventsAPI
-	Bus string // "" : the account's default bus
-}
-
-// Publish puts e on the bus.
-func (p *EventBridge) Publish(ctx context.Context, e notify.Event) error {
-	detail, err := json.Marshal(e)
-	if err != nil {
-		return err
-	}
-	bus := p.Bus
-	if bus == "" {
-		bus = "default"
-	}
-	out, err := p.API.PutEvents(ctx, &eventbridge.PutEventsInput{Entries: []ebtypes.PutEventsRequestEntry{{
-		EventBusName: aws.String(bus), Source: aws.String(EventSource), DetailType: aws.String(EventDetailType),
-		Detail: aws.String(string(detail)), Resources: []string{},
-	}}})
-	if err != nil {
-		return fmt.Errorf("signals: putting event %s: %w", e.ID, err)
-	}
-	if out.FailedEntryCount > 0 {
-		return fmt.Errorf("signals: putting event %s: %s", e.ID, aws.ToString(out.Entries[0].ErrorCode))
-	}
-	return nil
 }
