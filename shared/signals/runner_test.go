@@ -88,9 +88,12 @@ type world struct {
 	cfg    store.SignalsConfig
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t *testing.T, tbl ...store.Table) *world {
 	t.Helper()
-	w := &world{t: t, tbl: testenv.Embedded(t), clock: authtest.NewClock(testNow), model: &fakeModel{}, pub: &recorder{}}
+	if len(tbl) == 0 {
+		tbl = append(tbl, testenv.Embedded(t))
+	}
+	w := &world{t: t, tbl: tbl[0], clock: authtest.NewClock(testNow), model: &fakeModel{}, pub: &recorder{}}
 	w.runner = &Runner{Table: w.tbl, Model: w.model, Notify: w.pub, Now: w.clock.Now}
 	sched := &store.SignalsSchedule{Cron: "*/10 * * * *", Type: "CRON", Timezone: "UTC"}
 	cfg, err := store.PutSignalsConfig(t.Context(), w.tbl, store.SignalsConfig{ID: uuid.NewString(), OrgID: uuid.NewString(),
@@ -161,8 +164,14 @@ func summary(fs []store.SignalsFinding) string {
 	return strings.Join(parts, "; ")
 }
 
+// TestRunsFindDiffAndNotify runs on every store backend (the emulators under CI): the run's
+// writes are conditional transactions.
 func TestRunsFindDiffAndNotify(t *testing.T) {
-	w := newWorld(t)
+	testenv.EachTable(t, testRunsFindDiffAndNotify)
+}
+
+func testRunsFindDiffAndNotify(t *testing.T, tbl store.Table) {
+	w := newWorld(t, tbl)
 	w.model.findings = []fakeFinding{
 		{match: "fail", kind: "error", title: "3 checkout failures", severity: "HIGH"},
 		{match: "slow", kind: "latency", title: "Slow answers", severity: "LOW"},
@@ -248,7 +257,11 @@ func (m *textModel) Complete(context.Context, Completion) (Answer, error) {
 }
 
 func TestFiresAreKeyedAndNeverOverlap(t *testing.T) {
-	w := newWorld(t)
+	testenv.EachTable(t, testFiresAreKeyedAndNeverOverlap)
+}
+
+func testFiresAreKeyedAndNeverOverlap(t *testing.T, tbl store.Table) {
+	w := newWorld(t, tbl)
 	ctx := t.Context()
 	w.traces("x")
 	fire := schedule.Fire{Target: schedule.Target{ConfigurationID: w.cfg.ID, OrgID: w.cfg.OrgID, ProjectID: w.cfg.ProjectID, RunID: w.cfg.RunID},
