@@ -134,11 +134,9 @@ func (h *handlers) put(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	// The table first, then the schedule: a failed schedule call is repaired by the next
-	// PUT or by the reconcile, which read the table.
-	if err := store.SetSignalsScheduled(ctx, h.Table, scheduledEntry(stored), stored.RunMode == RunModeScheduled); err != nil {
-		return err
-	}
+	// The table first (the configuration and its scheduled entry, one transaction), then the
+	// schedule: a failed schedule call is repaired by the next PUT or by the reconcile, which
+	// read the table.
 	h.syncSchedule(ctx, stored, true)
 	if cur.WebhookSecretRef != "" && stored.WebhookSecretRef == "" {
 		h.deleteKey(ctx, cur)
@@ -188,9 +186,6 @@ func shownURL(u string) *string {
 	return &s
 }
 
-func scheduledEntry(c store.SignalsConfig) store.SignalsScheduled {
-	return store.SignalsScheduled{ConfigurationID: c.ID, OrgID: c.OrgID, ProjectID: c.ProjectID, RunID: c.RunID}
-}
 
 // deleteConfig is DELETE .../signals/configuration (beyond the specification): the
 // configuration, its scheduled entry and its schedule go; its runs and findings stay.

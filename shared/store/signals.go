@@ -55,7 +55,8 @@ type SignalsSchedule struct {
 const maxSignalsAttempts = 10
 
 // PutSignalsConfig creates the run's configuration, or replaces it keeping its id and
-// created_at (the id and created_at of c are used only for a create). It reads the current
+// created_at, and in the same transaction lists it among the configurations with scheduled
+// runs (a log stream's with scheduled runs enabled and a schedule) or unlists it (the id and created_at of c are used only for a create). It reads the current
 // record strongly consistently and writes conditioned on the revision read, retrying when
 // another writer got in between, so a replace never loses the id of a concurrent create.
 // It returns the configuration as stored.
@@ -89,7 +90,18 @@ func PutSignalsConfig(ctx context.Context, t Table, c SignalsConfig) (SignalsCon
 		if rev > 0 {
 			cond = Equals("rev", rev)
 		}
-		err = t.Put(ctx, item, cond)
+		// The configuration and its entry in the scheduled list change together.
+		entry := SignalsScheduled{ConfigurationID: next.ID, OrgID: next.OrgID, ProjectID: next.ProjectID, RunID: next.RunID}
+		listOp := DeleteOp(signalsScheduledKey(next.ProjectID, next.RunID))
+		if next.ScheduledRunsEnabled && next.Schedule != nil && next.RunKind != RunExperiment {
+			e, err := Marshal(entry)
+			if err != nil {
+				return SignalsConfig{}, err
+			}
+			k := signalsScheduledKey(next.ProjectID, next.RunID)
+			listOp = PutOp(e.With(AttrPK, k.PK, AttrSK, k.SK, AttrEntity, EntitySignalsScheduled))
+		}
+		err = t.Transact(ctx, []Op{PutOp(item, cond), listOp})
 		if errors.Is(err, ErrConditionFailed) {
 			continue
 		}

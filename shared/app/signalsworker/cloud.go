@@ -2,7 +2,6 @@ package signalsworker
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 
@@ -26,6 +25,12 @@ const (
 	EventDetailType = notify.EventTypeFinding
 )
 
+// CloudPorts is Cloud for the API function's cold start (app.OnColdStart).
+func CloudPorts(d *app.Deps, getenv func(string) string) error {
+	_, err := Cloud(d, getenv)
+	return err
+}
+
 // Cloud fills d's signals ports from the environment (the API function: start the worker,
 // keep the schedules) and returns the worker (the worker function).
 func Cloud(d *app.Deps, getenv func(string) string) (*signals.Worker, error) {
@@ -33,11 +38,15 @@ func Cloud(d *app.Deps, getenv func(string) string) (*signals.Worker, error) {
 	if err != nil {
 		return nil, err
 	}
+	raw := newRawAWS(awsCfg)
+	bus := &EventBridge{raw: raw, Bus: getenv(EnvEventBus)}
+	r := Runner(*d, Model, Publisher(*d, bus))
 	workerARN := getenv(EnvWorkerARN)
 	if workerARN == "" {
-		return nil, fmt.Errorf("signals: %s is not set (template.yaml sets it)", EnvWorkerARN)
+		// Not from the template (a bare start of the binary): no on-demand start, no schedule.
+		d.Log.Warn("signals: " + EnvWorkerARN + " is not set; on-demand runs and schedules are off")
+		return &signals.Worker{Runner: r, Log: d.Log}, nil
 	}
-	raw := newRawAWS(awsCfg)
 	d.Signals.StartWorker = func(ctx context.Context, input []byte) error { return raw.invokeAsync(ctx, workerARN, input) }
 	sch, err := ebscheduler.New(scheduler.NewFromConfig(awsCfg), ebscheduler.Config{GroupName: getenv(EnvScheduleGroup),
 		TargetARN: workerARN, RoleARN: getenv(EnvSchedulerRole)})
@@ -45,7 +54,5 @@ func Cloud(d *app.Deps, getenv func(string) string) (*signals.Worker, error) {
 		return nil, err
 	}
 	d.Signals.Schedules = sch
-	bus := &EventBridge{raw: raw, Bus: getenv(EnvEventBus)}
-	r := Runner(*d, Model, Publisher(*d, bus))
 	return &signals.Worker{Runner: r, Schedules: sch, Lister: sch, Log: d.Log}, nil
 }
