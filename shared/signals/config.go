@@ -186,7 +186,6 @@ func shownURL(u string) *string {
 	return &s
 }
 
-
 // deleteConfig is DELETE .../signals/configuration (beyond the specification): the
 // configuration, its scheduled entry and its schedule go; its runs and findings stay.
 func (h *handlers) deleteConfig(w http.ResponseWriter, r *http.Request) error {
