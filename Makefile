@@ -22,6 +22,7 @@ FUNCTIONS := \
 	OtelFunction=otel \
 	ExperimentsFunction=experiments \
 	SignalsFunction=signals \
+	SignalsWorkerFunction=signalsworker \
 	DocsFunction=docs \
 	StreamFunction=stream \
 	EvaluatorFunction=evaluator

@@ -37,7 +37,9 @@ var (
 	commonEnv   = []string{"TABLE_NAME", "SECRETS_PREFIX", "JWT_SECRET_ARN", "API_KEY_PEPPER_ARN", "LOG_LEVEL"}
 	functionEnv = map[string][]string{"IdentityFunction": {"ACCESS_TOKEN_TTL", "REFRESH_TOKEN_TTL"},
 		"TracesFunction": {"PAYLOAD_BUCKET"}, "DatasetsFunction": {"PAYLOAD_BUCKET"}, "StreamFunction": {"PAYLOAD_BUCKET", "EVAL_QUEUE_URL", "EVAL_QUIET_PERIOD"},
-		"EvaluatorFunction": {"PAYLOAD_BUCKET", "EVAL_MAX_RECEIVE_COUNT"}}
+		"EvaluatorFunction":     {"PAYLOAD_BUCKET", "EVAL_MAX_RECEIVE_COUNT"},
+		"SignalsFunction":       {"SIGNALS_WORKER_ARN", "SIGNALS_SCHEDULER_ROLE", "SIGNALS_SCHEDULE_GROUP"},
+		"SignalsWorkerFunction": {"PAYLOAD_BUCKET", "SIGNALS_WORKER_ARN", "SIGNALS_SCHEDULER_ROLE", "SIGNALS_SCHEDULE_GROUP"}}
 )
 
 // The item-level DynamoDB actions a request handler has on the table (transactions are
@@ -205,6 +207,7 @@ func TestTemplateLeastPrivilege(t *testing.T) {
 	tableArn := "GetAtt " + tables[0].ID + ".Arn"
 	indexArn := "Sub ${" + tables[0].ID + ".Arn}/index/*"
 	integrations := "Sub arn:${AWS::Partition}:secretsmanager:${AWS::Region}:${AWS::AccountId}:secret:${SecretsPrefix}integrations/*"
+	webhookKeys := "Sub arn:${AWS::Partition}:secretsmanager:${AWS::Region}:${AWS::AccountId}:secret:${SecretsPrefix}signals-webhooks/*"
 
 	// No statement anywhere grants a wildcard or Scan.
 	for _, r := range tpl.Resources {
@@ -233,6 +236,11 @@ func TestTemplateLeastPrivilege(t *testing.T) {
 			if fn.ID == "IntegrationsFunction" {
 				for _, a := range integrationSecretActions {
 					want.add(a, integrations)
+				}
+			}
+			if fn.ID == "SignalsFunction" { // the webhooks' HMAC keys, written with the configuration
+				for _, a := range integrationSecretActions {
+					want.add(a, webhookKeys)
 				}
 			}
 
@@ -266,8 +274,10 @@ func TestTemplateEvaluationPrivilege(t *testing.T) {
 		if sends != (fn.ID == "StreamFunction") {
 			t.Errorf("%s sends to the evaluation queue: %v (only StreamFunction may)", fn.ID, sends)
 		}
-		if readsIntegrations != (fn.ID == "EvaluatorFunction" || fn.ID == "IntegrationsFunction") {
-			t.Errorf("%s reads integration secrets: %v (only the integrations group and the evaluator may)", fn.ID, readsIntegrations)
+		// The signals worker asks the configured model through the caller's integration, as
+		// the judges do.
+		if readsIntegrations != (fn.ID == "EvaluatorFunction" || fn.ID == "IntegrationsFunction" || fn.ID == "SignalsWorkerFunction") {
+			t.Errorf("%s reads integration secrets: %v (only the integrations group, the evaluator and the signals worker may)", fn.ID, readsIntegrations)
 		}
 	}
 }

@@ -1,5 +1,7 @@
 // Command signals is the Lambda function of the signals operation group (SignalsFunction in
-// template.yaml); its routes are listed in docs/routes.md.
+// template.yaml); its routes are listed in docs/routes.md. Beyond the other HTTP functions it
+// starts the signals worker (on-demand runs) and keeps the configurations' EventBridge
+// Scheduler schedules, through the ports shared/app/signalsworker installs at cold start.
 package main
 
 import (
@@ -9,6 +11,9 @@ import (
 	// IANA zones for the signals' schedules without relying on the Lambda image's zoneinfo;
 	// here, not in shared/signals, so that only this function carries them.
 	_ "time/tzdata"
+	"github.com/evalobs/evalapi/shared/app/signalsworker"
 )
+
+func init() { app.OnColdStart(signalsworker.CloudPorts) }
 
 func main() { app.Lambda(groups.Signals) }

@@ -101,5 +101,32 @@ func seed(ctx context.Context, d app.Deps) error {
 	if err != nil {
 		return fmt.Errorf("seed: %w", err)
 	}
+	return seedSignalsRun(ctx, d, res.OrgID, now)
+}
+
+// Fixture's signals run of the example experiment and its one finding.
+const (
+	FixtureSignalsRunID = "019a7b1c-2d3e-7f40-8a5b-6c7d8e9f0a1b"
+	FixtureFindingID    = "019a7b1c-2d3f-7a41-9b5c-7d8e9f0a1b2c"
+)
+
+func seedSignalsRun(ctx context.Context, d app.Deps, orgID string, now time.Time) error {
+	run := store.SignalsRun{ID: FixtureSignalsRunID, OrgID: orgID, ProjectID: experiments.ExampleProjectID,
+		RunID: experiments.ExampleExperimentID, ConfigurationID: "5b7d9f1a-3c5e-4a7b-9d1f-3b5d7f9a1c3e", Trigger: "ON_DEMAND",
+		State: store.SignalsSkipped, Model: "gpt-4o-mini", CreatedAt: now}
+	if err := store.StartSignalsRun(ctx, d.Table, run, "", now, now); err != nil {
+		return fmt.Errorf("seed: %w", err)
+	}
+	f := store.SignalsFinding{ID: FixtureFindingID, OrgID: orgID, ProjectID: run.ProjectID, RunID: run.RunID,
+		ConfigurationID: run.ConfigurationID, SignalsRunID: run.ID, Kind: "quality", Title: "Refusals of refund questions",
+		Description: "Two of the sampled answers refuse a refund question the policy covers.", Severity: "HIGH",
+		TraceIDs: []string{}, SuggestedAction: "Add the refund policy to the system prompt.", Change: "new",
+		FirstSeenRunID: run.ID, CreatedAt: now}
+	finished := run
+	finished.State, finished.StartedAt, finished.FinishedAt = store.SignalsSucceeded, &now, &now
+	finished.FindingIDs, finished.NewCount, finished.Notified = []string{f.ID}, 1, true
+	if err := store.FinishSignalsRun(ctx, d.Table, finished, store.SignalsSkipped, []store.SignalsFinding{f}); err != nil {
+		return fmt.Errorf("seed: %w", err)
+	}
 	return nil
 }

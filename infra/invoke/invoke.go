@@ -27,7 +27,7 @@ func Invoke(ctx context.Context, d app.Deps, g app.Group, raw []byte) (events.AP
 	if err != nil {
 		return events.APIGatewayV2HTTPResponse{}, err
 	}
-	handler := app.Proxy(app.NewRouter(d, g.Register))
+	handler := app.Proxy(app.NewRouter(WithWorkers(d), g.Register))
 
 	ctx, cancel := context.WithTimeout(ctx, FunctionTimeout)
 	defer cancel()
@@ -40,6 +40,16 @@ func Invoke(ctx context.Context, d app.Deps, g app.Group, raw []byte) (events.AP
 		return resp, fmt.Errorf("function %s: %w", g.Name, err)
 	}
 	return resp, nil
+}
+
+// WithWorkers gives d the worker ports the cloud's functions have. The signals worker is
+// another function: an on-demand run is queued, as the API function leaves it, and no
+// worker runs it here.
+func WithWorkers(d app.Deps) app.Deps {
+	if d.Signals.StartWorker == nil {
+		d.Signals.StartWorker = func(context.Context, []byte) error { return nil }
+	}
+	return d
 }
 
 // DecodeEvent parses an HTTP API v2 event and refuses files that are not one (a REST API

@@ -230,7 +230,7 @@ type lambdaCall struct {
 
 func newLambdaCall(d app.Deps, fn string) lambdaCall {
 	g, _ := groups.Find(fn)
-	return lambdaCall{fn: fn, handler: app.Proxy(app.NewRouter(d, g.Register))}
+	return lambdaCall{fn: fn, handler: app.Proxy(app.NewRouter(WithWorkers(d), g.Register))}
 }
 
 func (c lambdaCall) invoke(ctx context.Context, raw []byte) (events.APIGatewayV2HTTPResponse, error) {

@@ -30,6 +30,8 @@ import (
 	// The hosts serve every group, the signals' schedules included: the same IANA zones as
 	// functions/signals, whatever the machine has installed.
 	_ "time/tzdata"
+	"github.com/evalobs/evalapi/shared/app/signalsworker"
+	"github.com/evalobs/evalapi/shared/schedule/inproc"
 )
 
 // DefaultPort is the port of `sam local start-api`.
@@ -78,6 +80,20 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		if err := closeDeps(); err != nil {
 			log.Error("close", "error", err.Error())
 		}
+	}()
+	// Signals: runs in goroutines, fired by the in-process scheduler (the cloud's EventBridge
+	// Scheduler schedules and worker function).
+	sig := signalsworker.NewLocal(&d, signalsworker.Model(d), inproc.Options{})
+	sigCtx, stopSignals := context.WithCancel(ctx)
+	sigDone := make(chan struct{})
+	go func() {
+		defer close(sigDone)
+		_ = sig.Run(sigCtx)
+	}()
+	defer func() { // before closeDeps: runs write to the store
+		stopSignals()
+		<-sigDone
+		sig.Wait()
 	}()
 	workers, stopWorkers := streamWorkers(d)
 	defer stopWorkers() // before closeDeps: the workers write to the store

@@ -407,6 +407,46 @@ var matrix = map[string]entry{
 			func(a, b *tenant) req { return req{signals(a.ProjectID, b.LogStreamID), ""} },
 		),
 	},
+	"DELETE /v2/projects/{project_id}/runs/{run_id}/signals/configuration": {
+		cross: x(
+			func(a, b *tenant) req { return req{signals(b.ProjectID, b.LogStreamID), ""} },
+			func(a, b *tenant) req { return req{signals(a.ProjectID, b.LogStreamID), ""} },
+		),
+		write: func(a *tenant) req { return req{signals(a.ProjectID, a.LogStreamID), ""} },
+	},
+	"POST /v2/projects/{project_id}/runs/{run_id}/signals/runs": {
+		cross: x(
+			func(a, b *tenant) req { return req{signalsUnder(b.ProjectID, b.LogStreamID, "runs"), ""} },
+			func(a, b *tenant) req { return req{signalsUnder(a.ProjectID, b.LogStreamID, "runs"), ""} },
+		),
+		write: func(a *tenant) req { return req{signalsUnder(a.ProjectID, a.LogStreamID, "runs"), ""} },
+	},
+	"GET /v2/projects/{project_id}/runs/{run_id}/signals/runs": {
+		cross: x(
+			func(a, b *tenant) req { return req{signalsUnder(b.ProjectID, b.LogStreamID, "runs"), ""} },
+			func(a, b *tenant) req { return req{signalsUnder(a.ProjectID, b.LogStreamID, "runs"), ""} },
+		),
+	},
+	"GET /v2/projects/{project_id}/runs/{run_id}/signals/runs/{signals_run_id}": {
+		cross: x(
+			func(a, b *tenant) req { return req{signalsUnder(b.ProjectID, b.LogStreamID, "runs/"+b.ProjectID), ""} },
+			func(a, b *tenant) req { return req{signalsUnder(a.ProjectID, b.LogStreamID, "runs/"+b.ProjectID), ""} },
+		),
+	},
+	"GET /v2/projects/{project_id}/runs/{run_id}/signals/findings": {
+		cross: x(
+			func(a, b *tenant) req { return req{signalsUnder(b.ProjectID, b.LogStreamID, "findings"), ""} },
+			func(a, b *tenant) req { return req{signalsUnder(a.ProjectID, b.LogStreamID, "findings"), ""} },
+		),
+	},
+	"POST /v2/projects/{project_id}/runs/{run_id}/signals/findings/{finding_id}/acknowledge": {
+		note: "the world has no finding (a signals run needs a model); the read-only refusal and another organization's finding are tested in shared/signals (TestOnDemandRunsAndReading)",
+		cross: x(
+			func(a, b *tenant) req {
+				return req{signalsUnder(b.ProjectID, b.LogStreamID, "findings/"+b.ProjectID+"/acknowledge"), ""}
+			},
+		),
+	},
 }
 
 // noRecord is the note of an operation that creates a record and names no existing one.
@@ -488,6 +528,10 @@ func deleteBody(logStreamID, id string) string {
 
 func signals(projectID, runID string) string {
 	return "/v2/projects/" + projectID + "/runs/" + runID + "/signals/configuration"
+}
+
+func signalsUnder(projectID, runID, rest string) string {
+	return "/v2/projects/" + projectID + "/runs/" + runID + "/signals/" + rest
 }
 
 func TestCrossTenantMatrix(t *testing.T) {

@@ -18,6 +18,7 @@
 package app
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -27,6 +28,7 @@ import (
 	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/payload"
+	"github.com/evalobs/evalapi/shared/schedule"
 	"github.com/evalobs/evalapi/shared/secrets"
 	"github.com/evalobs/evalapi/shared/store"
 )
@@ -45,6 +47,22 @@ type Deps struct {
 	// Auth authenticates requests: its Authenticate middleware guards every operation but
 	// the healthcheck, the login routes and the refresh exchange.
 	Auth *auth.Service
+
+	// Signals are the host's ports of the signals group (nil: the host has none; on-demand
+	// runs answer 503 and no schedule is kept). Only the hosts that run signals set them
+	// (functions/signals, infra/local), so that other functions link no scheduler client.
+	Signals SignalsPorts
+}
+
+// SignalsPorts are what a host gives the signals group beyond the table and the secrets.
+type SignalsPorts struct {
+	// StartWorker hands a JSON input to the signals worker, asynchronously.
+	StartWorker func(ctx context.Context, input []byte) error
+	// Schedules keeps one EventBridge Scheduler schedule per configuration (the cloud), or
+	// wakes the in-process scheduler (`make run`).
+	Schedules interface {
+		Sync(ctx context.Context, name string, cs schedule.CloudSchedule, present bool) error
+	}
 }
 
 // Base is what every operation group takes (shared/base), from d.

@@ -40,6 +40,11 @@ func ColdStart() Deps {
 	if err == nil {
 		d, err = NewCloud(context.Background(), cfg, log, os.Getenv)
 	}
+	for _, hook := range coldStartHooks {
+		if err == nil {
+			err = hook(&d, os.Getenv)
+		}
+	}
 	if err != nil {
 		log.Error("init failed", "error", err.Error())
 		os.Exit(1)
@@ -56,4 +61,14 @@ func LambdaAWSConfigOrExit(getenv func(string) string, log *slog.Logger) aws.Con
 		os.Exit(1)
 	}
 	return c
+}
+
+var coldStartHooks []func(d *Deps, getenv func(string) string) error
+
+// OnColdStart adds a step that ColdStart runs after building the dependencies, from a
+// function's main package (an init function): it installs ports only that function needs
+// (the signals functions' worker and scheduler ports, shared/app/signalsworker), so that the
+// other functions do not link their clients. An error fails the cold start.
+func OnColdStart(hook func(d *Deps, getenv func(string) string) error) {
+	coldStartHooks = append(coldStartHooks, hook)
 }

@@ -138,3 +138,6 @@ func parseRetryAfter(h http.Header, now time.Time) time.Duration {
 	}
 	return 0
 }
+
+// ErrorType is the error's class as the records name it (signals' TypedError).
+func (e *Error) ErrorType() string { return string(e.Class) }

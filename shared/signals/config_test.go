@@ -47,7 +47,7 @@ func TestLogStreamEveryFieldAndReplace(t *testing.T) {
 		return fmt.Sprintf(`{"data":{"id":%q,"project_id":%q,"run_id":%q,"run_mode":"SCHEDULED",
 			"schedule":{"cron":"0 9 * * 1-5","type":"CRON","timezone":"Europe/Paris"},"start_date":"2026-06-01","end_date":"2026-06-01",
 			"scheduled_runs_enabled":true,"model":"gpt-signals","user_preferences":{"focus_on":"refunds","dont_focus_on":""},
-			"notification_severities":["LOW","CRITICAL"],"created_at":"2026-05-06T07:08:09Z","updated_at":%q}}`, got.Data.ID, pid, ls, updated)
+			"notification_severities":["LOW","CRITICAL"],"webhook_url":null,"webhook_secret_set":false,"created_at":"2026-05-06T07:08:09Z","updated_at":%q}}`, got.Data.ID, pid, ls, updated)
 	}
 	apitest.SameJSON(t, resp, want("2026-05-06T07:08:09Z"))
 	_, resp = h.do(&h.org.ReadOnly, "GET", configPath(pid, ls), "")
@@ -61,7 +61,7 @@ func TestLogStreamEveryFieldAndReplace(t *testing.T) {
 	}
 	apitest.SameJSON(t, resp, fmt.Sprintf(`{"data":{"id":%q,"project_id":%q,"run_id":%q,"run_mode":"ON_DEMAND","schedule":null,
 		"start_date":null,"end_date":null,"scheduled_runs_enabled":false,"model":"m2","user_preferences":{"focus_on":"","dont_focus_on":""},
-		"notification_severities":["HIGH","CRITICAL"],"created_at":"2026-05-06T07:08:09Z","updated_at":"2026-05-06T08:08:09Z"}}`, got.Data.ID, pid, ls))
+		"notification_severities":["HIGH","CRITICAL"],"webhook_url":null,"webhook_secret_set":false,"created_at":"2026-05-06T07:08:09Z","updated_at":"2026-05-06T08:08:09Z"}}`, got.Data.ID, pid, ls))
 
 	// Enabled without a schedule, or a schedule not enabled, is on demand.
 	for _, b := range []string{`{"model":"m","scheduled_runs_enabled":true}`, `{"model":"m","schedule":{"cron":"* * * * *"}}`} {
@@ -85,7 +85,7 @@ func TestExperimentVariant(t *testing.T) {
 	}
 	apitest.SameJSON(t, resp, fmt.Sprintf(`{"data":{"id":%q,"project_id":%q,"run_id":%q,"run_mode":"ON_DEMAND","schedule":null,
 		"start_date":null,"end_date":null,"scheduled_runs_enabled":false,"model":"m","user_preferences":{"focus_on":"","dont_focus_on":"style"},
-		"notification_severities":[],"created_at":"2026-05-06T07:08:09Z","updated_at":"2026-05-06T07:08:09Z"}}`, got["data"]["id"], pid, exp))
+		"notification_severities":[],"webhook_url":null,"webhook_secret_set":false,"created_at":"2026-05-06T07:08:09Z","updated_at":"2026-05-06T07:08:09Z"}}`, got["data"]["id"], pid, exp))
 
 	code, resp = h.do(&h.org.User, "PUT", configPath(pid, exp), `{"model":"m","schedule":{"cron":"0 * * * *"},"start_date":"2026-01-01",
 		"end_date":"2026-02-01","scheduled_runs_enabled":false,"notification_severities":["LOW"]}`)
@@ -112,9 +112,11 @@ func TestRefusals(t *testing.T) {
 		want             string
 	}{
 		{"invalid cron", configPath(pid, ls), `{"model":"m","schedule":{"cron":"61 * * * *"}}`, 422,
-			`{"detail":[{"type":"value_error","loc":["body","schedule","cron"],"msg":"Value error, invalid cron expression '61 * * * *': end of range (61) above maximum (59): 61","input":"61 * * * *","ctx":{"error":{}}}]}`},
+			`{"detail":[{"type":"value_error","loc":["body","schedule","cron"],"msg":"Value error, invalid cron expression '61 * * * *': value 61 in the minute field is out of range (0-59)","input":"61 * * * *","ctx":{"error":{}}}]}`},
 		{"six fields", configPath(pid, ls), `{"model":"m","schedule":{"cron":"0 0 * * * *"}}`, 422,
 			`{"detail":[{"type":"value_error","loc":["body","schedule","cron"],"msg":"Value error, invalid cron expression '0 0 * * * *': expected 5 fields (minute hour day-of-month month day-of-week), got 6","input":"0 0 * * * *","ctx":{"error":{}}}]}`},
+		{"both day fields restricted", configPath(pid, ls), `{"model":"m","schedule":{"cron":"0 9 1 * MON"}}`, 422,
+			`{"detail":[{"type":"value_error","loc":["body","schedule","cron"],"msg":"Value error, invalid cron expression '0 9 1 * MON': day-of-month (1) and day-of-week (MON) are both restricted; cron runs when either matches, which the scheduler cannot express: set one of them to *","input":"0 9 1 * MON","ctx":{"error":{}}}]}`},
 		{"descriptor", configPath(pid, ls), `{"model":"m","schedule":{"cron":"@daily"}}`, 422,
 			`{"detail":[{"type":"value_error","loc":["body","schedule","cron"],"msg":"Value error, invalid cron expression '@daily': expected 5 fields (minute hour day-of-month month day-of-week), got 1","input":"@daily","ctx":{"error":{}}}]}`},
 		{"unknown time zone", configPath(pid, ls), `{"model":"m","schedule":{"cron":"0 9 * * *","timezone":"Mars/Olympus","type":"RRULE"}}`, 422,

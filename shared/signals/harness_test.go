@@ -1,7 +1,11 @@
 package signals
 
 import (
+	"context"
+	"errors"
 	"log/slog"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +18,8 @@ import (
 	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/auth/authtest"
 	"github.com/evalobs/evalapi/shared/httpapi"
+	"github.com/evalobs/evalapi/shared/schedule"
+	"github.com/evalobs/evalapi/shared/secrets"
 	"github.com/evalobs/evalapi/shared/store"
 )
 
@@ -30,6 +36,38 @@ type harness struct {
 	env        *authtest.Env
 
 	clock *authtest.Clock
+
+	model     *fakeModel
+	pub       *recorder
+	secrets   *secrets.Memory
+	schedules *syncRecorder
+	worker    *Runner
+}
+
+// syncStarter runs a queued job at once with the test's worker.
+type syncStarter struct{ h *harness }
+
+func (s syncStarter) Start(ctx context.Context, j Job) error { return s.h.worker.RunJob(ctx, j) }
+
+// syncRecorder records the schedule calls.
+type syncRecorder struct {
+	mu    sync.Mutex
+	calls []string
+	fail  bool
+}
+
+func (r *syncRecorder) Sync(_ context.Context, name string, cs schedule.CloudSchedule, present bool) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.fail {
+		return errors.New("scheduler down")
+	}
+	if present {
+		r.calls = append(r.calls, "upsert "+name+" "+cs.ScheduleExpression+" "+cs.ScheduleExpressionTimezone)
+	} else {
+		r.calls = append(r.calls, "delete "+name)
+	}
+	return nil
 }
 
 func newHarness(t *testing.T, tbl store.Table) *harness {
@@ -37,10 +75,19 @@ func newHarness(t *testing.T, tbl store.Table) *harness {
 	if tbl == nil {
 		tbl = testenv.Embedded(t)
 	}
-	h := &harness{t: t, tbl: tbl, v: apitest.Validator(t), clock: authtest.NewClock(testNow)}
+	h := &harness{t: t, tbl: tbl, v: apitest.Validator(t), clock: authtest.NewClock(testNow),
+		model: &fakeModel{}, pub: &recorder{}, secrets: secrets.NewMemory(), schedules: &syncRecorder{}}
+	h.worker = &Runner{Table: tbl, Model: h.model, Notify: h.pub, Now: h.clock.Now}
 	h.env = authtest.New(t, tbl, auth.Config{})
 	h.rt = httpapi.NewRouter(slog.New(slog.DiscardHandler))
-	Register(h.rt, Deps{Deps: base.Deps{Table: tbl, Authenticate: h.env.Service.Authenticate, Now: h.clock.Now}})
+	Register(h.rt, Deps{Deps: base.Deps{Table: tbl, Authenticate: h.env.Service.Authenticate, Now: h.clock.Now},
+		Secrets: h.secrets, Start: syncStarter{h}, Schedules: h.schedules,
+		CheckWebhookURL: func(u string) error {
+			if strings.Contains(u, "169.254") {
+				return errors.New("refused")
+			}
+			return nil
+		}})
 	h.org, h.other = h.env.Org(t), h.env.Org(t)
 	return h
 }

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/robfig/cron/v3"
-
+	"github.com/evalobs/evalapi/shared/notify"
+	"github.com/evalobs/evalapi/shared/schedule"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
 )
@@ -30,10 +30,12 @@ var defaultSeverities = []string{"HIGH", "CRITICAL"}
 
 // logStreamOnly are the fields only the log-stream variant of the body takes, in the order
 // they are reported when sent for an experiment.
-var logStreamOnly = []string{"schedule", "start_date", "end_date", "scheduled_runs_enabled", "notification_severities"}
+// webhook_url and webhook_secret go beyond the specification (notifications, docs/SIGNALS.md).
+var logStreamOnly = []string{"schedule", "start_date", "end_date", "scheduled_runs_enabled", "notification_severities",
+	"webhook_url", "webhook_secret"}
 
-// cronParser reads the standard five fields only: no seconds, no descriptors (@daily).
-var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow)
+// maxWebhookURLLen bounds webhook_url.
+const maxWebhookURLLen = 2048
 
 // putRequest is a validated PUT body, before the run decides the variant.
 type putRequest struct {
@@ -43,12 +45,14 @@ type putRequest struct {
 	startDate, endDate   *string
 	scheduledRuns        bool
 	severities           []string
+	webhookURL           string                    // "" : none
+	webhookSecret        string                    // "" : keep the stored key
 	sent                 map[string]validate.Value // log-stream-only fields present in the body
 }
 
 // readPut reads the body of the PUT: every field's type and bound, the cron expression, the
 // time zone and the order of the dates, all reported at once.
-func readPut(errs *validate.Errors, raw any, present bool) putRequest {
+func readPut(errs *validate.Errors, raw any, present bool, checkURL func(string) error) putRequest {
 	req := putRequest{sent: map[string]validate.Value{}, severities: defaultSeverities}
 	o, ok := errs.Body(raw, present).Required().Object()
 	if !ok {
@@ -89,6 +93,21 @@ func readPut(errs *validate.Errors, raw any, present bool) putRequest {
 			}
 		}
 	}
+	if u, ok := o.Get("webhook_url").Nullable().String(validate.MinLen(1), validate.MaxLen(maxWebhookURLLen)); ok {
+		if checkURL != nil && checkURL(u) != nil {
+			o.Get("webhook_url").Fail("webhook_url must be an https URL of a public host, without credentials, query or fragment")
+		} else {
+			req.webhookURL = u
+		}
+	}
+	if sec, ok := o.Get("webhook_secret").Nullable().String(); ok {
+		if _, err := notify.ParseSecret(sec); err != nil {
+			// The message never repeats the value: it is a key.
+			o.Get("webhook_secret").Fail("webhook_secret must be whsec_ followed by the base64 of 24 to 64 bytes")
+		} else {
+			req.webhookSecret = sec
+		}
+	}
 	return req
 }
 
@@ -127,22 +146,12 @@ func readSchedule(v validate.Value) *store.SignalsSchedule {
 	return &s
 }
 
-// checkCron returns why expr is not a five-field cron expression, or "". A time zone goes in
-// the timezone field, so the parser's TZ= prefix is refused (and it panics without a space).
-func checkCron(expr string) (msg string) {
-	if f := strings.Fields(expr); len(f) != 5 {
-		return fmt.Sprintf("invalid cron expression '%s': expected 5 fields (minute hour day-of-month month day-of-week), got %d", expr, len(f))
-	}
-	if strings.Contains(expr, "TZ=") {
-		return fmt.Sprintf("invalid cron expression '%s': give the time zone in timezone", expr)
-	}
-	defer func() {
-		if recover() != nil {
-			msg = fmt.Sprintf("invalid cron expression '%s'", expr)
-		}
-	}()
-	if _, err := cronParser.Parse(expr); err != nil {
-		return fmt.Sprintf("invalid cron expression '%s': %v", expr, err)
+// checkCron returns why expr is not a cron expression the scheduler can run, or "": the
+// grammar of shared/schedule, which refuses what EventBridge Scheduler cannot translate
+// (both day fields restricted, a day that never occurs).
+func checkCron(expr string) string {
+	if _, err := schedule.Parse(expr); err != nil {
+		return err.Error()
 	}
 	return ""
 }
@@ -150,11 +159,8 @@ func checkCron(expr string) (msg string) {
 // checkTimezone returns why tz is not an IANA time zone name, or "". "Local" names the
 // server's zone, not one the caller can mean.
 func checkTimezone(tz string) string {
-	if tz == "Local" {
-		return fmt.Sprintf("unknown time zone '%s'", tz)
-	}
-	if _, err := time.LoadLocation(tz); err != nil {
-		return fmt.Sprintf("unknown time zone '%s'", tz)
+	if _, err := schedule.LoadLocation(tz); err != nil {
+		return err.Error()
 	}
 	return ""
 }

@@ -37,6 +37,9 @@ type SignalsConfig struct {
 	FocusOn                string           `json:"focus_on"`
 	DontFocusOn            string           `json:"dont_focus_on"`
 	NotificationSeverities []string         `json:"notification_severities"`
+	WebhookURL             string           `json:"webhook_url,omitempty"`        // beyond the spec
+	WebhookSecretRef       string           `json:"webhook_secret_ref,omitempty"` // Secrets Manager ref of the HMAC key
+	UpdatedBy              string           `json:"updated_by,omitempty"`         // whose provider integration runs use
 	CreatedAt              time.Time        `json:"created_at"`
 	UpdatedAt              time.Time        `json:"updated_at"`
 }
@@ -52,7 +55,8 @@ type SignalsSchedule struct {
 const maxSignalsAttempts = 10
 
 // PutSignalsConfig creates the run's configuration, or replaces it keeping its id and
-// created_at (the id and created_at of c are used only for a create). It reads the current
+// created_at, and in the same transaction lists it among the configurations with scheduled
+// runs (a log stream's with scheduled runs enabled and a schedule) or unlists it (the id and created_at of c are used only for a create). It reads the current
 // record strongly consistently and writes conditioned on the revision read, retrying when
 // another writer got in between, so a replace never loses the id of a concurrent create.
 // It returns the configuration as stored.
@@ -86,7 +90,18 @@ func PutSignalsConfig(ctx context.Context, t Table, c SignalsConfig) (SignalsCon
 		if rev > 0 {
 			cond = Equals("rev", rev)
 		}
-		err = t.Put(ctx, item, cond)
+		// The configuration and its entry in the scheduled list change together.
+		entry := SignalsScheduled{ConfigurationID: next.ID, OrgID: next.OrgID, ProjectID: next.ProjectID, RunID: next.RunID}
+		listOp := DeleteOp(signalsScheduledKey(next.ProjectID, next.RunID))
+		if next.ScheduledRunsEnabled && next.Schedule != nil && next.RunKind != RunExperiment {
+			e, err := Marshal(entry)
+			if err != nil {
+				return SignalsConfig{}, err
+			}
+			k := signalsScheduledKey(next.ProjectID, next.RunID)
+			listOp = PutOp(e.With(AttrPK, k.PK, AttrSK, k.SK, AttrEntity, EntitySignalsScheduled))
+		}
+		err = t.Transact(ctx, []Op{PutOp(item, cond), listOp})
 		if errors.Is(err, ErrConditionFailed) {
 			continue
 		}
@@ -106,4 +121,68 @@ func GetSignalsConfig(ctx context.Context, t Table, orgID, projectID, runID stri
 		return SignalsConfig{}, fmt.Errorf("get signals configuration of run %s: %w", runID, err)
 	}
 	return c, nil
+}
+
+// DeleteSignalsConfig removes the run's configuration and its scheduled entry; absent is
+// ErrNotFound. It returns what was removed.
+func DeleteSignalsConfig(ctx context.Context, t Table, orgID, projectID, runID string) (SignalsConfig, error) {
+	c, err := GetSignalsConfig(ctx, t, orgID, projectID, runID)
+	if err != nil {
+		return SignalsConfig{}, err
+	}
+	err = t.Transact(ctx, []Op{DeleteOp(SignalsKey(projectID, runID), Equals("id", c.ID)), DeleteOp(signalsScheduledKey(projectID, runID))})
+	if err != nil {
+		return SignalsConfig{}, fmt.Errorf("delete signals configuration of run %s: %w", runID, err)
+	}
+	return c, nil
+}
+
+// SignalsScheduled is the entry of a configuration with scheduled runs in the list that the
+// reconcile and the local scheduler read (one partition: these are few and small).
+type SignalsScheduled struct {
+	ConfigurationID string `json:"configuration_id"`
+	OrgID           string `json:"org_id"`
+	ProjectID       string `json:"project_id"`
+	RunID           string `json:"run_id"`
+}
+
+func signalsScheduledKey(projectID, runID string) Key {
+	return Key{PK: "SIGSCHED", SK: "CFG#" + projectID + "#" + runID}
+}
+
+// SetSignalsScheduled writes (on) or removes (off) the configuration's scheduled entry;
+// both are idempotent.
+func SetSignalsScheduled(ctx context.Context, t Table, e SignalsScheduled, on bool) error {
+	k := signalsScheduledKey(e.ProjectID, e.RunID)
+	if !on {
+		if err := t.Delete(ctx, k); err != nil {
+			return fmt.Errorf("unlist scheduled signals of run %s: %w", e.RunID, err)
+		}
+		return nil
+	}
+	it, err := Marshal(e)
+	if err != nil {
+		return err
+	}
+	if err := t.Put(ctx, it.With(AttrPK, k.PK, AttrSK, k.SK, AttrEntity, EntitySignalsScheduled)); err != nil {
+		return fmt.Errorf("list scheduled signals of run %s: %w", e.RunID, err)
+	}
+	return nil
+}
+
+// ListSignalsScheduled returns every scheduled entry.
+func ListSignalsScheduled(ctx context.Context, t Table) ([]SignalsScheduled, error) {
+	items, err := QueryAll(ctx, t, Query{PK: "SIGSCHED", SKOp: SKPrefix, From: "CFG#"})
+	if err != nil {
+		return nil, fmt.Errorf("list scheduled signals: %w", err)
+	}
+	out := make([]SignalsScheduled, 0, len(items))
+	for _, it := range items {
+		var e SignalsScheduled
+		if err := Unmarshal(it, &e); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
 }

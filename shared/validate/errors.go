@@ -80,6 +80,7 @@ const Redacted = "[redacted]"
 var secretFields = map[string]bool{
 	"token": true, "password": true, "api_key": true, "client_secret": true,
 	"default_headers": true, "refresh_token": true, "api_key_value": true, "headers": true,
+	"webhook_secret": true, "webhook_url": true,
 }
 
 func redactAt(loc []any, input any) any {

@@ -13,6 +13,7 @@ import (
 	"github.com/evalobs/evalapi/shared/app"
 	"github.com/evalobs/evalapi/shared/datasets"
 	"github.com/evalobs/evalapi/shared/docs"
+	"github.com/evalobs/evalapi/shared/egress"
 	"github.com/evalobs/evalapi/shared/experiments"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/identity"
@@ -106,8 +107,21 @@ func Experiments(rt *httpapi.Router, d app.Deps) {
 	experiments.Register(rt, experiments.Deps{Deps: d.Base()})
 }
 
-// Signals serves the signals configuration of a run.
-func Signals(rt *httpapi.Router, d app.Deps) { signals.Register(rt, signals.Deps{Deps: d.Base()}) }
+// Signals serves the signals configuration of a run, its on-demand runs, runs and findings.
+// A webhook URL follows the SSRF rules of provider endpoints (egress.CheckEndpoint).
+func Signals(rt *httpapi.Router, d app.Deps) {
+	sd := signals.Deps{Deps: d.Base(), Secrets: d.Secrets, CheckWebhookURL: func(u string) error {
+		_, err := egress.CheckEndpoint(u, d.Config.AllowPrivateProviderEndpoints)
+		return err
+	}}
+	if d.Signals.StartWorker != nil {
+		sd.Start = signals.StartFunc(d.Signals.StartWorker)
+	}
+	if d.Signals.Schedules != nil {
+		sd.Schedules = d.Signals.Schedules
+	}
+	signals.Register(rt, sd)
+}
 
 // Docs serves the OpenAPI document as JSON and the API page, without credentials. Only
 // functions/docs calls it, so only its binary carries the page's assets.

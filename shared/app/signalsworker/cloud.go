@@ -1,0 +1,58 @@
+package signalsworker
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/service/scheduler"
+
+	"github.com/evalobs/evalapi/shared/app"
+	"github.com/evalobs/evalapi/shared/notify"
+	"github.com/evalobs/evalapi/shared/schedule/ebscheduler"
+	"github.com/evalobs/evalapi/shared/signals"
+)
+
+// Environment of the signals functions (template.yaml sets them).
+const (
+	EnvWorkerARN     = "SIGNALS_WORKER_ARN"     // the worker function the API invokes and the schedules target
+	EnvSchedulerRole = "SIGNALS_SCHEDULER_ROLE" // the role EventBridge Scheduler assumes (may invoke only the worker)
+	EnvScheduleGroup = "SIGNALS_SCHEDULE_GROUP" // the stack's schedule group
+	EnvEventBus      = "SIGNALS_EVENT_BUS"      // the bus findings go to; "" is "default"
+)
+
+// EventSource and EventDetailType name the findings put on the EventBridge bus.
+const (
+	EventSource     = "evalapi.signals"
+	EventDetailType = notify.EventTypeFinding
+)
+
+// CloudPorts is Cloud for the API function's cold start (app.OnColdStart).
+func CloudPorts(d *app.Deps, getenv func(string) string) error {
+	_, err := Cloud(d, getenv)
+	return err
+}
+
+// Cloud fills d's signals ports from the environment (the API function: start the worker,
+// keep the schedules) and returns the worker (the worker function).
+func Cloud(d *app.Deps, getenv func(string) string) (*signals.Worker, error) {
+	awsCfg, err := app.LambdaAWSConfig(getenv)
+	if err != nil {
+		return nil, err
+	}
+	raw := newRawAWS(awsCfg)
+	bus := &EventBridge{raw: raw, Bus: getenv(EnvEventBus)}
+	r := Runner(*d, Model(*d), Publisher(*d, bus))
+	workerARN := getenv(EnvWorkerARN)
+	if workerARN == "" {
+		// Not from the template (a bare start of the binary): no on-demand start, no schedule.
+		d.Log.Warn("signals: " + EnvWorkerARN + " is not set; on-demand runs and schedules are off")
+		return &signals.Worker{Runner: r, Log: d.Log}, nil
+	}
+	d.Signals.StartWorker = func(ctx context.Context, input []byte) error { return raw.invokeAsync(ctx, workerARN, input) }
+	sch, err := ebscheduler.New(scheduler.NewFromConfig(awsCfg), ebscheduler.Config{GroupName: getenv(EnvScheduleGroup),
+		TargetARN: workerARN, RoleARN: getenv(EnvSchedulerRole)})
+	if err != nil {
+		return nil, err
+	}
+	d.Signals.Schedules = sch
+	return &signals.Worker{Runner: r, Schedules: sch, Lister: sch, Log: d.Log}, nil
+}
