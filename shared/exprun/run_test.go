@@ -267,7 +267,9 @@ func TestPlanProblems(t *testing.T) {
 		{"no prompt", nil, nil, "no prompt"},
 		{"no model", f.msgs, func(e *store.Experiment) { e.PromptModel = nil }, "prompt_model"},
 		{"no dataset", f.msgs, func(e *store.Experiment) { e.Dataset = nil }, "no dataset"},
-		{"unknown version", f.msgs, func(e *store.Experiment) { e.Dataset = &store.ExperimentDataset{DatasetID: e.Dataset.DatasetID, VersionIndex: 9} }, "no version 9"},
+		{"unknown version", f.msgs, func(e *store.Experiment) {
+			e.Dataset = &store.ExperimentDataset{DatasetID: e.Dataset.DatasetID, VersionIndex: 9}
+		}, "no version 9"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -44,16 +44,16 @@ const MaxJobRows = 10_000
 
 // JobPlan is what a job runs, fixed at its start: every chunk reads it from the job.
 type JobPlan struct {
-	DatasetID      string         `json:"dataset_id"`
-	DatasetVersion int64          `json:"dataset_version"`
+	DatasetID      string          `json:"dataset_id"`
+	DatasetVersion int64           `json:"dataset_version"`
 	Messages       []PromptMessage `json:"messages"`
-	Model          string         `json:"model"`
-	Settings       map[string]any `json:"settings,omitempty"`
-	ScorerIDs      []string       `json:"scorer_ids"`
-	ScorerNames    []string       `json:"scorer_names"`
-	TokenBudget    int64          `json:"token_budget,omitempty"` // 0: none
-	TokenEstimate  int64          `json:"token_estimate"`
-	ChunkRows      int            `json:"chunk_rows"`
+	Model          string          `json:"model"`
+	Settings       map[string]any  `json:"settings,omitempty"`
+	ScorerIDs      []string        `json:"scorer_ids"`
+	ScorerNames    []string        `json:"scorer_names"`
+	TokenBudget    int64           `json:"token_budget,omitempty"` // 0: none
+	TokenEstimate  int64           `json:"token_estimate"`
+	ChunkRows      int             `json:"chunk_rows"`
 }
 
 // PromptMessage is one chat message of a prompt (template text before rendering).
