@@ -151,7 +151,7 @@ func (q *queue) take() ([]byte, bool) {
 
 // drain runs consumers until the queue is empty, redelivering failed messages; it returns
 // how many deliveries failed.
-func (q *queue) drain(t *testing.T, consumers int, handle func(context.Context, []byte) error) int {
+func (q *queue) drain(t testing.TB, consumers int, handle func(context.Context, []byte) error) int {
 	t.Helper()
 	var failures atomic.Int64
 	for round := 0; round < 1000; round++ {
@@ -197,7 +197,7 @@ type fixture struct {
 
 const orgID = "org-1"
 
-func newFixture(t *testing.T, tbl store.Table, n int) *fixture {
+func newFixture(t testing.TB, tbl store.Table, n int) *fixture {
 	t.Helper()
 	if tbl == nil {
 		tbl = testenv.Embedded(t)

@@ -13,7 +13,7 @@ import (
 )
 
 // start starts the fixture's job on q.
-func (f *fixture) start(t *testing.T, q exprun.Queue, budget int64) store.ExperimentJob {
+func (f *fixture) start(t testing.TB, q exprun.Queue, budget int64) store.ExperimentJob {
 	t.Helper()
 	svc := &exprun.Service{Table: f.tbl, Queue: q}
 	j, err := svc.Start(t.Context(), exprun.StartRequest{UserID: "alice", Experiment: f.exp, Messages: f.msgs, TokenBudget: budget})
@@ -23,7 +23,7 @@ func (f *fixture) start(t *testing.T, q exprun.Queue, budget int64) store.Experi
 	return j
 }
 
-func (f *fixture) job(t *testing.T, id string) store.ExperimentJob {
+func (f *fixture) job(t testing.TB, id string) store.ExperimentJob {
 	t.Helper()
 	j, err := store.GetExperimentJob(t.Context(), f.tbl, orgID, id)
 	if err != nil {

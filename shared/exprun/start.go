@@ -14,9 +14,10 @@ import (
 
 // Defaults of a job.
 const (
-	// DefaultChunkRows is how many rows one queue message carries: small enough that a
+	// DefaultChunkRows is how many rows one queue message carries, a multiple of
+	// DefaultRowParallelism (no idle slot in a chunk's last wave); small enough that a
 	// cancel stops new provider calls within one chunk and a redelivery repeats little.
-	DefaultChunkRows = 25
+	DefaultChunkRows = 20
 	// sendBatch is how many messages one Send carries (SQS takes 10 per call; the adapter
 	// splits further if it must).
 	sendBatch = 10
