@@ -35,6 +35,9 @@ type Service struct {
 type Problem struct {
 	Loc []any
 	Msg string
+	// NoModel: only the model is missing (the rest was checked); an experiment that is not
+	// started yet may be created so.
+	NoModel bool
 }
 
 func (p *Problem) Error() string { return p.Msg }
@@ -86,8 +89,6 @@ func Plan(ctx context.Context, t store.Table, e store.Experiment, msgs []store.P
 		return plan, 0, &Problem{Loc: []any{"body", "dataset"}, Msg: "the experiment names no dataset to run on"}
 	case len(msgs) == 0:
 		return plan, 0, &Problem{Loc: []any{"body", "prompt_template_version_id"}, Msg: "the experiment names no prompt (a template version or an inline prompt)"}
-	case e.PromptModel == nil || *e.PromptModel == "":
-		return plan, 0, &Problem{Loc: []any{"body", "prompt_model"}, Msg: "the experiment names no prompt_model"}
 	}
 	d, err := store.GetDataset(ctx, t, e.OrgID, e.Dataset.DatasetID)
 	if errors.Is(err, store.ErrNotFound) {
@@ -112,6 +113,9 @@ func Plan(ctx context.Context, t store.Table, e store.Experiment, msgs []store.P
 	}
 	if n == 0 {
 		return plan, 0, &Problem{Loc: []any{"body", "dataset"}, Msg: "the dataset version has no rows"}
+	}
+	if e.PromptModel == nil || *e.PromptModel == "" {
+		return plan, n, &Problem{Loc: []any{"body", "prompt_model"}, Msg: "the experiment names no prompt_model", NoModel: true}
 	}
 	var estimate int64
 	for r, err := range store.ContentRows(ctx, t, st, 0, n) {

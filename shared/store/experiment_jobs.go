@@ -282,3 +282,27 @@ func JobRows(ctx context.Context, t Table, jobID string, from, to int64) (map[in
 	}
 	return out, nil
 }
+
+// GetExperimentJobs reads jobs by id with one batch read (strongly consistent), by id.
+func GetExperimentJobs(ctx context.Context, t Table, ids []string) (map[string]ExperimentJob, error) {
+	out := map[string]ExperimentJob{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	keys := make([]Key, len(ids))
+	for i, id := range ids {
+		keys[i] = ExperimentJobKey(id)
+	}
+	items, err := t.BatchGet(ctx, keys, true)
+	if err != nil {
+		return nil, fmt.Errorf("read %d jobs: %w", len(ids), err)
+	}
+	for _, it := range items {
+		j, err := decodeJob(it)
+		if err != nil {
+			return nil, err
+		}
+		out[j.ID] = j
+	}
+	return out, nil
+}
