@@ -71,6 +71,21 @@ func (rv revision) apply(ctx context.Context, t store.Table) error {
 			return err
 		}
 	}
+	// The run summary's min and max take the new values too (operation 12's statistics need
+	// both); a value that left is not recomputed there, so a summary's extremes may be wider
+	// than its traces after a deletion or a lowered score.
+	if rv.after != nil {
+		if exs := store.RunSummaryExtremes(summaryDelta(rv.runID, []store.Trace{*rv.after}, 0)); len(exs) > 0 {
+			sk := store.RunSummaryKey(rv.runID)
+			cur, err := t.Get(ctx, sk, true)
+			if err != nil && !errors.Is(err, store.ErrNotFound) {
+				return fmt.Errorf("revise trace %s: %w", rv.before.ID, err)
+			}
+			if err := store.SetExtremes(ctx, t, sk, cur, exs); err != nil {
+				return err
+			}
+		}
+	}
 	return recomputeExtremes(ctx, t, rv.runID, needRecompute(rv.runID, touched, cur))
 }
 
