@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
+
 	"github.com/evalobs/evalapi/shared/exprun"
 	"github.com/evalobs/evalapi/shared/store"
 )
@@ -335,3 +337,24 @@ func (t *killTraces) Write(ctx context.Context, run store.Run, trs []store.Trace
 }
 
 var _ = time.Second
+
+// TestHandleSQS: a batch's failed messages are reported by id, the others are not.
+func TestHandleSQS(t *testing.T) {
+	f := newFixture(t, nil, 40)
+	q := &queue{}
+	f.start(t, q, 0)
+	w := f.worker(&fakeModel{}, nil, nil)
+	var ev events.SQSEvent
+	for i := 0; ; i++ {
+		b, ok := q.take()
+		if !ok {
+			break
+		}
+		ev.Records = append(ev.Records, events.SQSMessage{MessageId: "m" + strconv.Itoa(i), Body: string(b)})
+	}
+	ev.Records = append(ev.Records, events.SQSMessage{MessageId: "bad", Body: "not json"})
+	resp, err := w.HandleSQS(t.Context(), ev)
+	if err != nil || len(resp.BatchItemFailures) != 1 || resp.BatchItemFailures[0].ItemIdentifier != "bad" {
+		t.Errorf("batch failures: %+v %v", resp.BatchItemFailures, err)
+	}
+}

@@ -116,6 +116,13 @@ func (w *Worker) HandleChunk(ctx context.Context, body []byte) error {
 	return w.finish(ctx, j.ID)
 }
 
+func (w *Worker) log() *slog.Logger {
+	if w.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return w.Log
+}
+
 func (w *Worker) now() time.Time {
 	if w.Now == nil {
 		return time.Now().UTC()

@@ -38,7 +38,8 @@ func All() []app.Group {
 		{Name: "traces", Register: Traces, Roots: []string{"/projects/{project_id}/traces",
 			"/projects/{project_id}/metrics", "/projects/{project_id}/spans", "/projects/{project_id}/sessions",
 			"/projects/{project_id}/export_records"}},
-		{Name: "experiments", Register: Experiments, Roots: []string{"/projects/{project_id}/experiments"}},
+		{Name: "experiments", Register: Experiments, Roots: []string{"/projects/{project_id}/experiments",
+			"/projects/{project_id}/templates"}},
 		{Name: "signals", Register: Signals, Roots: []string{"/projects/{project_id}/runs"}},
 		{Name: "docs", Register: Docs, Roots: []string{"/docs", "/openapi.json"}},
 	}
