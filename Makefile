@@ -22,7 +22,8 @@ FUNCTIONS := \
 	ExperimentsFunction=experiments \
 	SignalsFunction=signals \
 	DocsFunction=docs \
-	StreamFunction=stream
+	StreamFunction=stream \
+	ExperimentRunnerFunction=exprunner
 
 fn_id  = $(word 1,$(subst =, ,$(1)))
 fn_dir = $(word 2,$(subst =, ,$(1)))

@@ -23,6 +23,8 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/evalobs/evalapi/shared/exprun"
+
 	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
@@ -45,6 +47,9 @@ type Deps struct {
 	// Auth authenticates requests: its Authenticate middleware guards every operation but
 	// the healthcheck, the login routes and the refresh exchange.
 	Auth *auth.Service
+	// ExperimentQueue carries experiment chunks to the runner (SQS in the cloud, in-process
+	// locally); nil: experiments cannot be started (503).
+	ExperimentQueue exprun.Queue
 }
 
 // Base is what every operation group takes (shared/base), from d.

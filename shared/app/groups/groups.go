@@ -14,6 +14,7 @@ import (
 	"github.com/evalobs/evalapi/shared/datasets"
 	"github.com/evalobs/evalapi/shared/docs"
 	"github.com/evalobs/evalapi/shared/experiments"
+	"github.com/evalobs/evalapi/shared/exprun"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/identity"
 	"github.com/evalobs/evalapi/shared/integrations"
@@ -94,7 +95,8 @@ func Traces(rt *httpapi.Router, d app.Deps) {
 
 // Experiments serves the experiments of a project.
 func Experiments(rt *httpapi.Router, d app.Deps) {
-	experiments.Register(rt, experiments.Deps{Deps: d.Base()})
+	experiments.Register(rt, experiments.Deps{Deps: d.Base(),
+		Runs: &exprun.Service{Table: d.Table, Queue: d.ExperimentQueue, Now: d.Now}})
 }
 
 // Signals serves the signals configuration of a run.

@@ -5,12 +5,38 @@
 package workers
 
 import (
+	"context"
+	"errors"
+
 	"github.com/evalobs/evalapi/shared/app"
+	"github.com/evalobs/evalapi/shared/exprun"
 	"github.com/evalobs/evalapi/shared/purge"
 	"github.com/evalobs/evalapi/shared/stream"
+	"github.com/evalobs/evalapi/shared/traces"
 )
 
 // Stream is the consumer of the table's stream with every handler the service runs on it.
 func Stream(d app.Deps) *stream.Consumer {
 	return stream.NewConsumer(d.Log, purge.New(d.Table, d.Log).WithPayloads(d.Payloads))
+}
+
+// ExperimentRunner is the worker of experiment chunks (functions/exprunner, and in-process
+// on the local hosts). model answers the rows and scoring scores them: the provider client
+// and the evaluator plug in here (nil model: every row fails with configuration_error
+// naming the missing client, so a job still ends with true counters; nil scoring: traces
+// are written unscored).
+func ExperimentRunner(d app.Deps, model exprun.Model, scoring exprun.Scoring, prices exprun.Prices) *exprun.Worker {
+	if model == nil {
+		model = unwiredModel{}
+	}
+	return &exprun.Worker{Table: d.Table, Model: model, Scoring: scoring, Prices: prices,
+		Traces: traces.RunnerTraces{Table: d.Table, Now: d.Now}, Now: d.Now, Log: d.Log}
+}
+
+// unwiredModel stands for the provider client where a host has none.
+type unwiredModel struct{}
+
+func (unwiredModel) Complete(context.Context, exprun.Completion) (exprun.Answer, error) {
+	return exprun.Answer{}, &exprun.ModelError{Type: exprun.ErrConfiguration,
+		Message: errors.New("no model provider client is configured on this deployment").Error()}
 }
