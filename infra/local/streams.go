@@ -6,6 +6,7 @@ import (
 	"github.com/evalobs/evalapi/shared/app"
 	"github.com/evalobs/evalapi/shared/app/local"
 	"github.com/evalobs/evalapi/shared/app/workers"
+	"github.com/evalobs/evalapi/shared/exprun"
 	"github.com/evalobs/evalapi/shared/store/embedded"
 )
 
@@ -43,3 +44,8 @@ func streamWorkers(d app.Deps) (handlers []func([]embedded.Change), stop func())
 	s := local.NewStream(workers.Stream(d), d.Log)
 	return []func([]embedded.Change){s.OnCommit}, s.Close
 }
+
+// exprunWorker is the experiment runner of the local host; the provider client, the
+// evaluator and the price map plug in here (without a client every row fails with
+// configuration_error).
+func exprunWorker(d app.Deps) *exprun.Worker { return workers.ExperimentRunner(d, nil, nil, nil) }
