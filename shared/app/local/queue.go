@@ -88,3 +88,25 @@ func (q *Queue) Close() {
 	q.cancel()
 	q.wg.Wait()
 }
+
+// HeldQueue keeps what is sent and runs nothing: the queue of hosts that start experiments
+// but do not run them (the event runner and tests); infra/local replaces it with a Queue.
+type HeldQueue struct {
+	mu   sync.Mutex
+	sent [][]byte
+}
+
+// Send keeps bodies.
+func (q *HeldQueue) Send(_ context.Context, bodies [][]byte) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.sent = append(q.sent, bodies...)
+	return nil
+}
+
+// Sent is what was sent so far.
+func (q *HeldQueue) Sent() [][]byte {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return append([][]byte(nil), q.sent...)
+}
