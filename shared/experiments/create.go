@@ -61,11 +61,14 @@ func (h *handlers) create(w http.ResponseWriter, r *http.Request) error {
 	if err := h.resolvePrompt(ctx, &e, req.inline); err != nil {
 		return err
 	}
-	if e.Trigger || (e.Dataset != nil && len(e.PromptMessages) > 0) {
+	// trigger runs the experiment when it names something to run (a dataset or a prompt);
+	// the original's clients also send it on experiments whose traces they log themselves.
+	run := e.Trigger && (e.Dataset != nil || len(e.PromptMessages) > 0)
+	if run || (e.Dataset != nil && len(e.PromptMessages) > 0) {
 		// The variables against the dataset's columns, the row bound: checked at creation,
 		// and everything a start needs when the experiment starts now.
 		var p *exprun.Problem
-		if _, _, err := exprun.Plan(ctx, h.Table, e, e.PromptMessages); errors.As(err, &p) && (e.Trigger || !p.NoModel) {
+		if _, _, err := exprun.Plan(ctx, h.Table, e, e.PromptMessages); errors.As(err, &p) && (run || !p.NoModel) {
 			return validate.Single(validate.ValueError(p.Loc, nil, p.Msg))
 		} else if err != nil && !errors.As(err, &p) {
 			return err
@@ -86,7 +89,7 @@ func (h *handlers) create(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var job *store.ExperimentJob
-	if e.Trigger {
+	if run {
 		j, err := h.startJob(ctx, c, e, req.budget)
 		if err != nil {
 			return err // the experiment stays; POST .../start runs it
@@ -121,7 +124,7 @@ func (h *handlers) resolvePrompt(ctx context.Context, e *store.Experiment, inlin
 		return nil
 	}
 	if errors.Is(err, store.ErrNotFound) {
-		if !e.Trigger {
+		if !e.Trigger || e.Dataset == nil {
 			return nil // kept as sent: an experiment whose client logs its traces itself
 		}
 		return httpapi.NotFound("Prompt template version")
