@@ -41,6 +41,7 @@ type templateVersionIn struct {
 func readTemplateVersion(o validate.Obj) templateVersionIn {
 	var in templateVersionIn
 	in.template = readTemplateValue(o.Get("template").Required())
+	o.Get("version").Nullable().Int() // checked, then ignored: versions are numbered here
 	in.raw, _ = o.Get("raw").Nullable().Bool()
 	in.settings = readRunSettings(o.Get("settings"))
 	if s, ok := o.Get("output_type").Nullable().String(validate.MaxLen(maxNameLen)); ok {
