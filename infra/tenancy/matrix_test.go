@@ -375,8 +375,12 @@ var matrix = map[string]entry{
 		write: func(a *tenant) req { return req{"/v2/projects/" + a.ProjectID + "/experiments", `{"name":"x"}`} },
 	},
 	"POST /v2/projects/{project_id}/experiments/compare": {cross: x(
-		func(a, b *tenant) req { return req{exps(b.ProjectID) + "/compare", compareBody(b.ExperimentID, b.RunExperimentID)} },
-		func(a, b *tenant) req { return req{exps(a.ProjectID) + "/compare", compareBody(a.RunExperimentID, b.RunExperimentID)} },
+		func(a, b *tenant) req {
+			return req{exps(b.ProjectID) + "/compare", compareBody(b.ExperimentID, b.RunExperimentID)}
+		},
+		func(a, b *tenant) req {
+			return req{exps(a.ProjectID) + "/compare", compareBody(a.RunExperimentID, b.RunExperimentID)}
+		},
 	), note: "reads only: a read-only user may compare"},
 	"POST /v2/projects/{project_id}/experiments/{experiment_id}/start": {
 		cross: x(
