@@ -141,37 +141,57 @@ func (h *handlers) start(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// job reads the path's job of the path's experiment.
-func (h *handlers) job(r *http.Request) (store.ExperimentJob, store.Experiment, auth.Caller, error) {
+// job reads the path's job of the path's experiment: the project, the experiment, the job
+// and the run summary at once (one wave).
+func (h *handlers) job(r *http.Request) (store.ExperimentJob, store.RunSummary, auth.Caller, error) {
 	errs := validate.New()
+	projectID, _ := errs.Path("project_id", r.PathValue("project_id")).UUID(4)
+	expID, _ := errs.Path("experiment_id", r.PathValue("experiment_id")).UUID(4)
 	jobID, _ := errs.Path("job_id", r.PathValue("job_id")).UUID(4)
-	e, c, err := h.experiment(r, errs)
+	if err := errs.Err(); err != nil {
+		return store.ExperimentJob{}, store.RunSummary{}, auth.Caller{}, err
+	}
+	c, err := base.Caller(r)
 	if err != nil {
-		return store.ExperimentJob{}, e, c, err
+		return store.ExperimentJob{}, store.RunSummary{}, c, err
 	}
-	j, err := store.GetExperimentJob(r.Context(), h.Table, c.OrgID, jobID)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && j.ExperimentID != e.ID) {
-		return j, e, c, httpapi.NotFound("Job")
+	var j store.ExperimentJob
+	var sums map[string]store.RunSummary
+	var projErr, expErr, jobErr error
+	err = base.Concurrently(r.Context(),
+		func(ctx context.Context) error { _, projErr = h.Project(ctx, c, projectID); return nil },
+		func(ctx context.Context) error {
+			_, expErr = store.GetExperiment(ctx, h.Table, c.OrgID, projectID, expID)
+			return nil
+		},
+		func(ctx context.Context) error { j, jobErr = store.GetExperimentJob(ctx, h.Table, c.OrgID, jobID); return nil },
+		func(ctx context.Context) (err error) {
+			sums, err = store.GetRunSummaries(ctx, h.Table, []string{expID})
+			return err
+		})
+	switch {
+	case projErr != nil:
+		return j, store.RunSummary{}, c, projErr
+	case errors.Is(expErr, store.ErrNotFound):
+		return j, store.RunSummary{}, c, httpapi.NotFound("Experiment")
+	case expErr != nil:
+		return j, store.RunSummary{}, c, expErr
+	case errors.Is(jobErr, store.ErrNotFound) || (jobErr == nil && j.ExperimentID != expID):
+		return j, store.RunSummary{}, c, httpapi.NotFound("Job")
+	case jobErr != nil:
+		return j, store.RunSummary{}, c, jobErr
 	}
-	return j, e, c, err
-}
-
-func (h *handlers) writeJob(ctx context.Context, w http.ResponseWriter, j store.ExperimentJob) error {
-	sums, err := store.GetRunSummaries(ctx, h.Table, []string{j.ExperimentID})
-	if err != nil {
-		return err
-	}
-	httpapi.WriteJSON(w, http.StatusOK, jobOut(j, sums[j.ExperimentID]))
-	return nil
+	return j, sums[expID], c, err
 }
 
 // getJob is GET /v2/projects/{project_id}/experiments/{experiment_id}/jobs/{job_id}.
 func (h *handlers) getJob(w http.ResponseWriter, r *http.Request) error {
-	j, _, _, err := h.job(r)
+	j, sum, _, err := h.job(r)
 	if err != nil {
 		return err
 	}
-	return h.writeJob(r.Context(), w, j)
+	httpapi.WriteJSON(w, http.StatusOK, jobOut(j, sum))
+	return nil
 }
 
 // cancelJob is POST .../jobs/{job_id}/cancel: no new provider call starts later than one
@@ -221,4 +241,14 @@ func (h *handlers) service() *exprun.Service {
 		return h.Runs
 	}
 	return &exprun.Service{Table: h.Table, Now: h.Now}
+}
+
+// writeJob answers j with its experiment's scoring progress (one read of the run summary).
+func (h *handlers) writeJob(ctx context.Context, w http.ResponseWriter, j store.ExperimentJob) error {
+	sums, err := store.GetRunSummaries(ctx, h.Table, []string{j.ExperimentID})
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, jobOut(j, sums[j.ExperimentID]))
+	return nil
 }

@@ -236,7 +236,8 @@ func (h *handlers) caller(r *http.Request) (auth.Caller, context.Context) {
 	return c, r.Context()
 }
 
-// template reads the path's template of the caller's project with its versions.
+// template reads the path's template of the caller's project with its versions: the
+// project, the template and its versions at once (one wave).
 func (h *handlers) template(r *http.Request, errs *validate.Errors) (store.PromptTemplate, []store.PromptTemplateVersion, auth.Caller, error) {
 	projectID, _ := errs.Path("project_id", r.PathValue("project_id")).UUID(4)
 	id, _ := errs.Path("template_id", r.PathValue("template_id")).UUID(4)
@@ -247,18 +248,21 @@ func (h *handlers) template(r *http.Request, errs *validate.Errors) (store.Promp
 	if err != nil {
 		return store.PromptTemplate{}, nil, c, err
 	}
-	ctx := r.Context()
-	if _, err := h.Project(ctx, c, projectID); err != nil {
-		return store.PromptTemplate{}, nil, c, err
-	}
-	p, err := store.GetPromptTemplate(ctx, h.Table, c.OrgID, projectID, id)
-	if errors.Is(err, store.ErrNotFound) {
+	var p store.PromptTemplate
+	var vs []store.PromptTemplateVersion
+	var projErr, tmplErr error
+	err = base.Concurrently(r.Context(),
+		func(ctx context.Context) error { _, projErr = h.Project(ctx, c, projectID); return nil },
+		func(ctx context.Context) error { p, tmplErr = store.GetPromptTemplate(ctx, h.Table, c.OrgID, projectID, id); return nil },
+		func(ctx context.Context) (err error) { vs, err = store.PromptTemplateVersions(ctx, h.Table, id); return err })
+	switch {
+	case projErr != nil:
+		return p, nil, c, projErr
+	case errors.Is(tmplErr, store.ErrNotFound):
 		return p, nil, c, httpapi.NotFound("Prompt template")
+	case tmplErr != nil:
+		return p, nil, c, tmplErr
 	}
-	if err != nil {
-		return p, nil, c, err
-	}
-	vs, err := store.PromptTemplateVersions(ctx, h.Table, p.ID)
 	return p, vs, c, err
 }
 
@@ -305,19 +309,34 @@ func (h *handlers) listTemplates(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	c, ctx := h.caller(r)
-	if _, err := h.Project(ctx, c, projectID); err != nil {
-		return err
+	var ps []store.PromptTemplate
+	var projErr error
+	err := base.Concurrently(ctx,
+		func(ctx context.Context) error { _, projErr = h.Project(ctx, c, projectID); return nil },
+		func(ctx context.Context) (err error) {
+			ps, err = store.ListPromptTemplates(ctx, h.Table, c.OrgID, projectID)
+			return err
+		})
+	if projErr != nil {
+		return projErr
 	}
-	ps, err := store.ListPromptTemplates(ctx, h.Table, c.OrgID, projectID)
 	if err != nil {
 		return err
 	}
+	// The versions of every template at once: a second wave whatever their number.
 	all := make([][]store.PromptTemplateVersion, len(ps))
-	var ids []string
+	reads := make([]func(context.Context) error, len(ps))
 	for i, p := range ps {
-		if all[i], err = store.PromptTemplateVersions(ctx, h.Table, p.ID); err != nil {
+		reads[i] = func(ctx context.Context) (err error) {
+			all[i], err = store.PromptTemplateVersions(ctx, h.Table, p.ID)
 			return err
 		}
+	}
+	if err := base.Concurrently(ctx, reads...); err != nil {
+		return err
+	}
+	var ids []string
+	for i, p := range ps {
 		ids = append(ids, versionCreators(p, all[i])...)
 	}
 	users, err := h.creators(ctx, c.OrgID, ids...)
