@@ -164,7 +164,10 @@ func (h *handlers) job(r *http.Request) (store.ExperimentJob, store.RunSummary, 
 			_, expErr = store.GetExperiment(ctx, h.Table, c.OrgID, projectID, expID)
 			return nil
 		},
-		func(ctx context.Context) error { j, jobErr = store.GetExperimentJob(ctx, h.Table, c.OrgID, jobID); return nil },
+		func(ctx context.Context) error {
+			j, jobErr = store.GetExperimentJob(ctx, h.Table, c.OrgID, jobID)
+			return nil
+		},
 		func(ctx context.Context) (err error) {
 			sums, err = store.GetRunSummaries(ctx, h.Table, []string{expID})
 			return err

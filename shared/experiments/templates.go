@@ -253,8 +253,14 @@ func (h *handlers) template(r *http.Request, errs *validate.Errors) (store.Promp
 	var projErr, tmplErr error
 	err = base.Concurrently(r.Context(),
 		func(ctx context.Context) error { _, projErr = h.Project(ctx, c, projectID); return nil },
-		func(ctx context.Context) error { p, tmplErr = store.GetPromptTemplate(ctx, h.Table, c.OrgID, projectID, id); return nil },
-		func(ctx context.Context) (err error) { vs, err = store.PromptTemplateVersions(ctx, h.Table, id); return err })
+		func(ctx context.Context) error {
+			p, tmplErr = store.GetPromptTemplate(ctx, h.Table, c.OrgID, projectID, id)
+			return nil
+		},
+		func(ctx context.Context) (err error) {
+			vs, err = store.PromptTemplateVersions(ctx, h.Table, id)
+			return err
+		})
 	switch {
 	case projErr != nil:
 		return p, nil, c, projErr
