@@ -69,6 +69,10 @@ func (f *fixture) checkAggregates(t *testing.T, stored map[string]store.Trace) {
 		if float64(st.Count) != r[0] || !approx(st.Sum.Float64(), r[1]) {
 			t.Errorf("%s: summary count %d sum %v, reference count %v sum %v", name, st.Count, st.Sum.Float64(), r[0], r[1])
 		}
+		// Operation 12 shows an average only where min and max are known.
+		if st.Min == nil || st.Max == nil {
+			t.Errorf("%s: the summary has no min or max (operation 12 would show no average)", name)
+		}
 	}
 	if len(ref) < 4 {
 		t.Errorf("reference has %d metrics, want quality, relevance, total_tokens, total_cost", len(ref))
