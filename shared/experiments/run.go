@@ -215,7 +215,7 @@ func (h *handlers) cancelJob(w http.ResponseWriter, r *http.Request) error {
 	return h.writeJob(ctx, w, j)
 }
 
-// retryJob is POST .../jobs/{job_id}/retry: the failed rows run again, and only they.
+// retryJob is POST .../jobs/{job_id}/retry: the rows not done run again, never a good one.
 func (h *handlers) retryJob(w http.ResponseWriter, r *http.Request) error {
 	j, _, c, err := h.job(r)
 	if err != nil {
@@ -230,7 +230,7 @@ func (h *handlers) retryJob(w http.ResponseWriter, r *http.Request) error {
 	}
 	j, err = h.Runs.Retry(ctx, c.OrgID, j.ID)
 	if errors.Is(err, exprun.ErrNotRetryable) {
-		return httpapi.Conflict("The job is queued or running, or has no failed row to retry")
+		return httpapi.Conflict("The job is queued or running, or every row is done")
 	}
 	if err != nil {
 		return err

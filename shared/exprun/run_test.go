@@ -204,8 +204,17 @@ func TestCancel(t *testing.T) {
 	if calls := m.total.Load(); calls > 60+exprun.DefaultChunkRows {
 		t.Errorf("%d provider calls after a cancel at the 60th (chunks of %d)", calls, exprun.DefaultChunkRows)
 	}
+	// A retry resumes the rows the cancel left, and calls none of the others again.
+	if _, err := svc.Retry(t.Context(), orgID, j.ID); err != nil {
+		t.Fatal(err)
+	}
+	q.drain(t, 1, w.HandleChunk)
+	j = f.job(t, j.ID)
+	if j.State != store.JobCompleted || j.Done != 500 || m.total.Load() != 500 {
+		t.Errorf("resumed: state %s done %d, %d provider calls for 500 rows", j.State, j.Done, m.total.Load())
+	}
 	if _, err := svc.Retry(t.Context(), orgID, j.ID); !errors.Is(err, exprun.ErrNotRetryable) {
-		t.Errorf("retry of a cancelled job without failed rows: %v", err)
+		t.Errorf("retry of a job with every row done: %v", err)
 	}
 }
 

@@ -224,24 +224,26 @@ func (s *Service) Cancel(ctx context.Context, orgID, jobID string) (store.Experi
 	return store.GetExperimentJob(ctx, s.Table, orgID, jobID)
 }
 
-// Retry runs the failed rows of an ended job again (and only them): the job goes back to
-// running with its attempt moved on, and one message per chunk of failed rows is sent.
-// ErrNotRetryable when the job is queued or running or has no failed row.
+// Retry runs the failed rows of an ended job again (and only them, with the rows a cancel
+// left without an outcome): the job goes back to running with its attempt moved on, and
+// one message per chunk of those rows is sent. ErrNotRetryable when the job is queued or
+// running or every row is done.
 func (s *Service) Retry(ctx context.Context, orgID, jobID string) (store.ExperimentJob, error) {
 	j, err := store.GetExperimentJob(ctx, s.Table, orgID, jobID)
 	if err != nil {
 		return j, err
 	}
-	if j.State == store.JobQueued || j.State == store.JobRunning || j.Failed == 0 {
+	if j.State == store.JobQueued || j.State == store.JobRunning || j.Done == j.Total {
 		return j, ErrNotRetryable
 	}
 	rows, err := store.JobRows(ctx, s.Table, j.ID, 0, j.Total)
 	if err != nil {
 		return j, err
 	}
+	// The failed rows, and those a cancel left without an outcome; never a good one.
 	var failed []int64
 	for i := int64(0); i < j.Total; i++ {
-		if r, ok := rows[i]; ok && r.State == store.RowFailed {
+		if r, ok := rows[i]; !ok || r.State == store.RowFailed {
 			failed = append(failed, i)
 		}
 	}
