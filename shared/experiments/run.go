@@ -200,7 +200,7 @@ func (h *handlers) getJob(w http.ResponseWriter, r *http.Request) error {
 // cancelJob is POST .../jobs/{job_id}/cancel: no new provider call starts later than one
 // chunk after; an ended job is answered as it is.
 func (h *handlers) cancelJob(w http.ResponseWriter, r *http.Request) error {
-	j, _, c, err := h.job(r)
+	j, sum, c, err := h.job(r)
 	if err != nil {
 		return err
 	}
@@ -212,12 +212,13 @@ func (h *handlers) cancelJob(w http.ResponseWriter, r *http.Request) error {
 	if j, err = svc.Cancel(ctx, c.OrgID, j.ID); err != nil {
 		return err
 	}
-	return h.writeJob(ctx, w, j)
+	httpapi.WriteJSON(w, http.StatusOK, jobOut(j, sum)) // the summary as read with the job
+	return nil
 }
 
 // retryJob is POST .../jobs/{job_id}/retry: the rows not done run again, never a good one.
 func (h *handlers) retryJob(w http.ResponseWriter, r *http.Request) error {
-	j, _, c, err := h.job(r)
+	j, sum, c, err := h.job(r)
 	if err != nil {
 		return err
 	}
@@ -235,7 +236,8 @@ func (h *handlers) retryJob(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return h.writeJob(ctx, w, j)
+	httpapi.WriteJSON(w, http.StatusOK, jobOut(j, sum))
+	return nil
 }
 
 // service is the runner service over the group's table (cancel needs no queue).
@@ -244,14 +246,4 @@ func (h *handlers) service() *exprun.Service {
 		return h.Runs
 	}
 	return &exprun.Service{Table: h.Table, Now: h.Now}
-}
-
-// writeJob answers j with its experiment's scoring progress (one read of the run summary).
-func (h *handlers) writeJob(ctx context.Context, w http.ResponseWriter, j store.ExperimentJob) error {
-	sums, err := store.GetRunSummaries(ctx, h.Table, []string{j.ExperimentID})
-	if err != nil {
-		return err
-	}
-	httpapi.WriteJSON(w, http.StatusOK, jobOut(j, sums[j.ExperimentID]))
-	return nil
 }
