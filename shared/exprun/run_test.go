@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/evalobs/evalapi/infra/testenv"
 	"github.com/evalobs/evalapi/shared/exprun"
 	"github.com/evalobs/evalapi/shared/store"
 )
@@ -370,4 +371,31 @@ func TestHandleSQS(t *testing.T) {
 	if err != nil || len(resp.BatchItemFailures) != 1 || resp.BatchItemFailures[0].ItemIdentifier != "bad" {
 		t.Errorf("batch failures: %+v %v", resp.BatchItemFailures, err)
 	}
+}
+
+// TestRunOnEveryBackend: a smaller run with refusals, duplicates and a retry on every store
+// backend (DynamoDB Local and moto in the full suite): the conditional writes and counters
+// hold there too.
+func TestRunOnEveryBackend(t *testing.T) {
+	testenv.EachTable(t, func(t *testing.T, tbl store.Table) {
+		f := newFixture(t, tbl, 60)
+		q := &queue{dup: true}
+		j := f.start(t, q, 0)
+		q.drain(t, 3, f.worker(&fakeModel{failEvery: 4}, nil, nil).HandleChunk)
+		j = f.job(t, j.ID)
+		if j.Done+j.Failed != 60 || j.Failed == 0 || j.State != store.JobCompleted {
+			t.Fatalf("job: %+v", j)
+		}
+		svc := &exprun.Service{Table: f.tbl, Queue: q}
+		if _, err := svc.Retry(t.Context(), orgID, j.ID); err != nil {
+			t.Fatal(err)
+		}
+		q.drain(t, 3, f.worker(&fakeModel{}, nil, nil).HandleChunk)
+		j = f.job(t, j.ID)
+		stored := f.storedTraces(t)
+		if j.Done != 60 || j.Failed != 0 || len(stored) != 60 {
+			t.Fatalf("after retry: done %d failed %d, %d traces", j.Done, j.Failed, len(stored))
+		}
+		f.checkAggregates(t, stored)
+	})
 }
