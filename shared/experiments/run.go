@@ -157,32 +157,29 @@ func (h *handlers) job(r *http.Request) (store.ExperimentJob, store.RunSummary, 
 	}
 	var j store.ExperimentJob
 	var sums map[string]store.RunSummary
-	var projErr, expErr, jobErr error
+	// Each read returns its error: the first that is not a cancellation is answered.
 	err = base.Concurrently(r.Context(),
-		func(ctx context.Context) error { _, projErr = h.Project(ctx, c, projectID); return nil },
+		func(ctx context.Context) error { _, err := h.Project(ctx, c, projectID); return err },
 		func(ctx context.Context) error {
-			_, expErr = store.GetExperiment(ctx, h.Table, c.OrgID, projectID, expID)
-			return nil
+			_, err := store.GetExperiment(ctx, h.Table, c.OrgID, projectID, expID)
+			if errors.Is(err, store.ErrNotFound) {
+				return httpapi.NotFound("Experiment")
+			}
+			return err
 		},
-		func(ctx context.Context) error {
-			j, jobErr = store.GetExperimentJob(ctx, h.Table, c.OrgID, jobID)
-			return nil
+		func(ctx context.Context) (err error) {
+			j, err = store.GetExperimentJob(ctx, h.Table, c.OrgID, jobID)
+			if errors.Is(err, store.ErrNotFound) || (err == nil && j.ExperimentID != expID) {
+				return httpapi.NotFound("Job")
+			}
+			return err
 		},
 		func(ctx context.Context) (err error) {
 			sums, err = store.GetRunSummaries(ctx, h.Table, []string{expID})
 			return err
 		})
-	switch {
-	case projErr != nil:
-		return j, store.RunSummary{}, c, projErr
-	case errors.Is(expErr, store.ErrNotFound):
-		return j, store.RunSummary{}, c, httpapi.NotFound("Experiment")
-	case expErr != nil:
-		return j, store.RunSummary{}, c, expErr
-	case errors.Is(jobErr, store.ErrNotFound) || (jobErr == nil && j.ExperimentID != expID):
-		return j, store.RunSummary{}, c, httpapi.NotFound("Job")
-	case jobErr != nil:
-		return j, store.RunSummary{}, c, jobErr
+	if err != nil {
+		return j, store.RunSummary{}, c, err
 	}
 	return j, sums[expID], c, err
 }

@@ -250,25 +250,20 @@ func (h *handlers) template(r *http.Request, errs *validate.Errors) (store.Promp
 	}
 	var p store.PromptTemplate
 	var vs []store.PromptTemplateVersion
-	var projErr, tmplErr error
+	// Each read returns its error: the first that is not a cancellation is answered.
 	err = base.Concurrently(r.Context(),
-		func(ctx context.Context) error { _, projErr = h.Project(ctx, c, projectID); return nil },
-		func(ctx context.Context) error {
-			p, tmplErr = store.GetPromptTemplate(ctx, h.Table, c.OrgID, projectID, id)
-			return nil
+		func(ctx context.Context) error { _, err := h.Project(ctx, c, projectID); return err },
+		func(ctx context.Context) (err error) {
+			p, err = store.GetPromptTemplate(ctx, h.Table, c.OrgID, projectID, id)
+			if errors.Is(err, store.ErrNotFound) {
+				return httpapi.NotFound("Prompt template")
+			}
+			return err
 		},
 		func(ctx context.Context) (err error) {
 			vs, err = store.PromptTemplateVersions(ctx, h.Table, id)
 			return err
 		})
-	switch {
-	case projErr != nil:
-		return p, nil, c, projErr
-	case errors.Is(tmplErr, store.ErrNotFound):
-		return p, nil, c, httpapi.NotFound("Prompt template")
-	case tmplErr != nil:
-		return p, nil, c, tmplErr
-	}
 	return p, vs, c, err
 }
 
@@ -316,16 +311,12 @@ func (h *handlers) listTemplates(w http.ResponseWriter, r *http.Request) error {
 	}
 	c, ctx := h.caller(r)
 	var ps []store.PromptTemplate
-	var projErr error
 	err := base.Concurrently(ctx,
-		func(ctx context.Context) error { _, projErr = h.Project(ctx, c, projectID); return nil },
+		func(ctx context.Context) error { _, err := h.Project(ctx, c, projectID); return err },
 		func(ctx context.Context) (err error) {
 			ps, err = store.ListPromptTemplates(ctx, h.Table, c.OrgID, projectID)
 			return err
 		})
-	if projErr != nil {
-		return projErr
-	}
 	if err != nil {
 		return err
 	}
