@@ -25,7 +25,8 @@ FUNCTIONS := \
 	SignalsWorkerFunction=signalsworker \
 	DocsFunction=docs \
 	StreamFunction=stream \
-	EvaluatorFunction=evaluator
+	EvaluatorFunction=evaluator \
+	ExperimentRunnerFunction=exprunner
 
 fn_id  = $(word 1,$(subst =, ,$(1)))
 fn_dir = $(word 2,$(subst =, ,$(1)))

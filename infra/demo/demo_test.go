@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/evalobs/evalapi/infra/testenv"
 	"github.com/evalobs/evalapi/shared/store"
 )
@@ -44,5 +46,44 @@ func TestLoad(t *testing.T) {
 	run, err := store.GetRun(t.Context(), tbl, "org-1", res.ProjectID, res.LogStreamID)
 	if err != nil || len(run.Scorers) != 3 {
 		t.Fatalf("run %+v, %v: want the log stream with 3 scorers", run, err)
+	}
+}
+
+// TestLoadExperiments: the demo pair ends completed, every row a trace scored by both
+// scorers, and the second prompt and model beat the first on correctness.
+func TestLoadExperiments(t *testing.T) {
+	tbl := testenv.Embedded(t)
+	ctx := t.Context()
+	now := time.Now().UTC()
+	p := store.Project{ID: uuid.NewString(), OrgID: "org", Name: "p", CreatedBy: "u", CreatedAt: now, UpdatedAt: now}
+	if err := store.CreateProject(ctx, tbl, p); err != nil {
+		t.Fatal(err)
+	}
+	res, err := LoadExperiments(ctx, tbl, "org", "u", p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums, err := store.GetRunSummaries(ctx, tbl, res.ExperimentIDs[:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var correct [2]float64
+	for i, id := range res.ExperimentIDs {
+		jobID, err := store.ExperimentJobID(ctx, tbl, p.ID, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		j, err := store.GetExperimentJob(ctx, tbl, "org", jobID)
+		if err != nil || j.State != store.JobCompleted || j.Done != demoRows {
+			t.Fatalf("job of %s: %+v %v", id, j, err)
+		}
+		st := sums[id].Metrics["correctness"]
+		if sums[id].NumTraces != demoRows || st.Count != demoRows || sums[id].Metrics["conciseness"].Count != demoRows {
+			t.Fatalf("summary of %s: %+v", id, sums[id])
+		}
+		correct[i] = st.Sum.Float64() / float64(st.Count)
+	}
+	if correct[1] <= correct[0] {
+		t.Errorf("correctness: v0 %v, v1 %v", correct[0], correct[1])
 	}
 }

@@ -29,6 +29,14 @@ func Seed(ctx context.Context, d app.Deps, getenv func(string) string, traces in
 	if err != nil {
 		return err
 	}
+	exps, err := LoadExperiments(ctx, d.Table, admin.OrgID, admin.ID, res.ProjectID)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, `Demo experiment pair on dataset %s (template %s): %s and %s. Compare them:
+  curl -H "Service-API-Key: $KEY" -H "Content-Type: application/json" -d '{"experiment_ids":["%s","%s"]}' \
+    http://127.0.0.1:3000/v2/projects/%s/experiments/compare
+`, exps.DatasetID, exps.TemplateID, exps.ExperimentIDs[0], exps.ExperimentIDs[1], exps.ExperimentIDs[0], exps.ExperimentIDs[1], res.ProjectID)
 	_, err = fmt.Fprintf(out, `Demo project %s, log stream %s: %d traces from %s to %s. Try:
   curl -H "Service-API-Key: $KEY" -H "Content-Type: application/json" -d '{"log_stream_id":"%s","start_time":"%s","end_time":"%s","interval":60}' \
     http://127.0.0.1:3000/v2/projects/%s/metrics/search

@@ -106,6 +106,7 @@ func newWorld(t *testing.T, from *snapshot, tf []storefault.Fault, sf []secretsf
 	if err != nil {
 		t.Fatal(err)
 	}
+	w.d.ExperimentQueue = &local.HeldQueue{} // experiments start; nothing runs them
 	return w
 }
 

@@ -138,6 +138,7 @@ func newPerfFixture(tb testing.TB, latency time.Duration) *perfFixture {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	d.ExperimentQueue = base.ExperimentQueue // experiments start on the held queue
 	f := &perfFixture{d: d, count: count, closeFn: closeFn}
 	if err := seed(ctx, d); err != nil {
 		f.close()

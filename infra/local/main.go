@@ -95,6 +95,11 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		<-sigDone
 		sig.Wait()
 	}()
+	// Experiment chunks run in-process: the runner the cloud's ExperimentRunnerFunction runs,
+	// behind a queue with the same cap, redelivery and dead letters as its SQS source.
+	runs := local.NewQueue(exprunWorker(d).HandleChunk, 5, log)
+	defer runs.Close()
+	d.ExperimentQueue = runs
 	workers, stopWorkers := streamWorkers(d)
 	defer stopWorkers() // before closeDeps: the workers write to the store
 	for _, w := range workers {

@@ -7,6 +7,7 @@ import (
 	"github.com/evalobs/evalapi/shared/app"
 	"github.com/evalobs/evalapi/shared/app/local"
 	"github.com/evalobs/evalapi/shared/app/workers"
+	"github.com/evalobs/evalapi/shared/exprun"
 	"github.com/evalobs/evalapi/shared/store/embedded"
 )
 
@@ -50,4 +51,11 @@ func streamWorkers(d app.Deps) (handlers []func([]embedded.Change), stop func())
 	q := local.Evaluation(d, workers.LLMJudge(d), ec)
 	s := local.NewStream(workers.Stream(d, q, ec), d.Log)
 	return []func([]embedded.Change){s.OnCommit}, func() { s.Close(); q.Close() }
+}
+
+// exprunWorker is the experiment runner of the local host: rows asked through the job
+// creator's integrations and priced from them; the stream's dispatcher scores the traces.
+func exprunWorker(d app.Deps) *exprun.Worker {
+	model, prices := workers.ExperimentModels(d)
+	return workers.ExperimentRunner(d, model, nil, prices)
 }

@@ -393,6 +393,66 @@ var matrix = map[string]entry{
 		cross: x(func(a, b *tenant) req { return req{"/v2/projects/" + b.ProjectID + "/experiments", `{"name":"x"}`} }),
 		write: func(a *tenant) req { return req{"/v2/projects/" + a.ProjectID + "/experiments", `{"name":"x"}`} },
 	},
+	"POST /v2/projects/{project_id}/experiments/compare": {cross: x(
+		func(a, b *tenant) req {
+			return req{exps(b.ProjectID) + "/compare", compareBody(b.ExperimentID, b.RunExperimentID)}
+		},
+		func(a, b *tenant) req {
+			return req{exps(a.ProjectID) + "/compare", compareBody(a.RunExperimentID, b.RunExperimentID)}
+		},
+	), note: "reads only: a read-only user may compare"},
+	"POST /v2/projects/{project_id}/experiments/{experiment_id}/start": {
+		cross: x(
+			func(a, b *tenant) req { return req{exps(b.ProjectID) + "/" + b.ExperimentID + "/start", ""} },
+			func(a, b *tenant) req { return req{exps(a.ProjectID) + "/" + b.ExperimentID + "/start", ""} },
+		),
+		write: func(a *tenant) req { return req{exps(a.ProjectID) + "/" + a.ExperimentID + "/start", ""} },
+	},
+	"GET /v2/projects/{project_id}/experiments/{experiment_id}/jobs/{job_id}": {cross: x(
+		func(a, b *tenant) req { return req{job(b.ProjectID, b.RunExperimentID, b.JobID), ""} },
+		func(a, b *tenant) req { return req{job(a.ProjectID, a.RunExperimentID, b.JobID), ""} },
+	)},
+	"POST /v2/projects/{project_id}/experiments/{experiment_id}/jobs/{job_id}/cancel": {
+		cross: x(
+			func(a, b *tenant) req { return req{job(b.ProjectID, b.RunExperimentID, b.JobID) + "/cancel", ""} },
+			func(a, b *tenant) req { return req{job(a.ProjectID, a.RunExperimentID, b.JobID) + "/cancel", ""} },
+		),
+		write: func(a *tenant) req { return req{job(a.ProjectID, a.RunExperimentID, a.JobID) + "/cancel", ""} },
+	},
+	"POST /v2/projects/{project_id}/experiments/{experiment_id}/jobs/{job_id}/retry": {
+		cross: x(
+			func(a, b *tenant) req { return req{job(b.ProjectID, b.RunExperimentID, b.JobID) + "/retry", ""} },
+			func(a, b *tenant) req { return req{job(a.ProjectID, a.RunExperimentID, b.JobID) + "/retry", ""} },
+		),
+		write: func(a *tenant) req { return req{job(a.ProjectID, a.RunExperimentID, a.JobID) + "/retry", ""} },
+	},
+	"GET /v2/projects/{project_id}/templates": {cross: x(func(a, b *tenant) req { return req{tmpl(b.ProjectID, ""), ""} })},
+	"POST /v2/projects/{project_id}/templates": {
+		cross: x(func(a, b *tenant) req { return req{tmpl(b.ProjectID, ""), `{"name":"x","template":"t"}`} }),
+		write: func(a *tenant) req { return req{tmpl(a.ProjectID, ""), `{"name":"x","template":"t"}`} },
+	},
+	"GET /v2/projects/{project_id}/templates/{template_id}": {cross: x(
+		func(a, b *tenant) req { return req{tmpl(b.ProjectID, b.TemplateID), ""} },
+		func(a, b *tenant) req { return req{tmpl(a.ProjectID, b.TemplateID), ""} },
+	)},
+	"POST /v2/projects/{project_id}/templates/{template_id}/versions": {
+		cross: x(
+			func(a, b *tenant) req { return req{tmpl(b.ProjectID, b.TemplateID) + "/versions", `{"template":"t"}`} },
+			func(a, b *tenant) req { return req{tmpl(a.ProjectID, b.TemplateID) + "/versions", `{"template":"t"}`} },
+		),
+		write: func(a *tenant) req { return req{tmpl(a.ProjectID, a.TemplateID) + "/versions", `{"template":"t"}`} },
+	},
+	"GET /v2/projects/{project_id}/templates/{template_id}/versions/{version}": {cross: x(
+		func(a, b *tenant) req { return req{tmpl(b.ProjectID, b.TemplateID) + "/versions/0", ""} },
+		func(a, b *tenant) req { return req{tmpl(a.ProjectID, b.TemplateID) + "/versions/0", ""} },
+	)},
+	"PUT /v2/projects/{project_id}/templates/{template_id}/versions/{version}": {
+		cross: x(
+			func(a, b *tenant) req { return req{tmpl(b.ProjectID, b.TemplateID) + "/versions/0", ""} },
+			func(a, b *tenant) req { return req{tmpl(a.ProjectID, b.TemplateID) + "/versions/0", ""} },
+		),
+		write: func(a *tenant) req { return req{tmpl(a.ProjectID, a.TemplateID) + "/versions/0", ""} },
+	},
 	"PUT /v2/projects/{project_id}/runs/{run_id}/signals/configuration": {
 		cross: x(
 			func(a, b *tenant) req { return req{signals(b.ProjectID, b.LogStreamID), signalsBody} },
@@ -715,4 +775,23 @@ func TestListsShowOnlyTheCallersOrganization(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Paths and bodies of the experiment runs and templates (docs/EXPERIMENTS.md).
+func exps(projectID string) string { return "/v2/projects/" + projectID + "/experiments" }
+
+func job(projectID, experimentID, jobID string) string {
+	return exps(projectID) + "/" + experimentID + "/jobs/" + jobID
+}
+
+func tmpl(projectID, templateID string) string {
+	if templateID == "" {
+		return "/v2/projects/" + projectID + "/templates"
+	}
+	return "/v2/projects/" + projectID + "/templates/" + templateID
+}
+
+func compareBody(ids ...string) string {
+	b, _ := json.Marshal(map[string]any{"experiment_ids": ids})
+	return string(b)
 }

@@ -47,6 +47,7 @@ type tenant struct {
 	DatasetID, RowID                                 string
 	ScorerID, ProjectID, LogStreamID, ExperimentID   string
 	TraceID, SpanID, SessionID                       string
+	TemplateID, RunExperimentID, JobID               string
 	createdPassword, createdAPIKey, integrationToken string
 }
 
@@ -176,7 +177,12 @@ func (w *world) populate(name string) *tenant {
 	e := w.must(adm, "POST", "/v2/projects/"+tn.ProjectID+"/experiments", `{"name":"nightly-`+name+`"}`)
 	tn.ExperimentID = str(e, "id")
 	w.must(adm, "PUT", w.signals(tn), `{"model":"gpt-4o-mini","notification_severities":["HIGH"]}`)
-	for _, id := range []string{tn.UserID, tn.GroupID, tn.APIKeyID, tn.IntegrationID, tn.DatasetID, tn.RowID, tn.ScorerID, tn.ProjectID, tn.LogStreamID, tn.ExperimentID, tn.createdAPIKey, tn.TraceID, tn.SpanID, tn.SessionID} {
+	tp := w.must(adm, "POST", "/v2/projects/"+tn.ProjectID+"/templates", `{"name":"qa","template":"Q: {{input}}"}`)
+	tn.TemplateID = str(tp, "id")
+	run := w.must(adm, "POST", "/v2/projects/"+tn.ProjectID+"/experiments", fmt.Sprintf(
+		`{"name":"run-%s","dataset":{"dataset_id":%q,"version_index":0},"prompt_model":"m1","prompt_template":"Q: {{input}}","trigger":true}`, name, tn.DatasetID))
+	tn.RunExperimentID, tn.JobID = str(run, "id"), str(run, "job_id")
+	for _, id := range []string{tn.UserID, tn.GroupID, tn.APIKeyID, tn.IntegrationID, tn.DatasetID, tn.RowID, tn.ScorerID, tn.ProjectID, tn.LogStreamID, tn.ExperimentID, tn.createdAPIKey, tn.TraceID, tn.SpanID, tn.SessionID, tn.TemplateID, tn.RunExperimentID, tn.JobID} {
 		if id == "" {
 			t.Fatalf("populate %s: an id is missing: %+v", name, tn)
 		}
@@ -188,7 +194,7 @@ func (w *world) populate(name string) *tenant {
 func (tn *tenant) ids() []string {
 	return []string{tn.ID, tn.Admin.UserID, tn.Manager.UserID, tn.User.UserID, tn.ReadOnly.UserID, tn.UserID,
 		tn.GroupID, tn.APIKeyID, tn.IntegrationID, tn.DatasetID, tn.RowID, tn.ScorerID, tn.ProjectID,
-		tn.LogStreamID, tn.ExperimentID}
+		tn.LogStreamID, tn.ExperimentID, tn.TemplateID, tn.RunExperimentID, tn.JobID}
 }
 
 // namedIn reports whether s (a path) names one of tn's records.

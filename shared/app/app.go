@@ -24,6 +24,8 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/evalobs/evalapi/shared/exprun"
+
 	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
@@ -47,6 +49,9 @@ type Deps struct {
 	// Auth authenticates requests: its Authenticate middleware guards every operation but
 	// the healthcheck, the login routes and the refresh exchange.
 	Auth *auth.Service
+	// ExperimentQueue carries experiment chunks to the runner (SQS in the cloud, in-process
+	// locally); nil: experiments cannot be started (503).
+	ExperimentQueue exprun.Queue
 
 	// Signals are the host's ports of the signals group (nil: the host has none; on-demand
 	// runs answer 503 and no schedule is kept). Only the hosts that run signals set them

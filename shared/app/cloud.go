@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
+	"github.com/evalobs/evalapi/shared/exprun"
 	"github.com/evalobs/evalapi/shared/payload"
 	"github.com/evalobs/evalapi/shared/secrets"
 	"github.com/evalobs/evalapi/shared/secrets/awssm"
@@ -44,6 +45,9 @@ func NewCloud(ctx context.Context, cfg Config, log *slog.Logger, getenv func(str
 	if cfg.PayloadBucket != "" {
 		d.Payloads = &payload.S3{Bucket: cfg.PayloadBucket, Region: awsCfg.Region, Credentials: awsCfg.Credentials,
 			Endpoint: cfg.S3Endpoint}
+	}
+	if cfg.ExperimentQueueURL != "" {
+		d.ExperimentQueue = &exprun.SQS{QueueURL: cfg.ExperimentQueueURL, Region: awsCfg.Region, Credentials: awsCfg.Credentials}
 	}
 	return d, nil
 }

@@ -38,6 +38,9 @@ type Config struct {
 	// (S3_ENDPOINT) an emulator's address for it.
 	PayloadBucket string
 	S3Endpoint    string
+	// ExperimentQueueURL (EXPERIMENT_QUEUE_URL) is the SQS queue of experiment chunks; empty
+	// on a host that runs them in-process (the local hosts) or cannot start them.
+	ExperimentQueueURL string
 
 	// ResponseLimit is the most bytes an answer may carry: a Lambda function's synchronous
 	// answer through API Gateway holds 6 MB; the local host has no limit (0).
@@ -81,6 +84,7 @@ func ReadConfig(host Host, getenv func(string) string) (Config, error) {
 		SecretsManagerEndpoint: strings.TrimSpace(getenv("SECRETSMANAGER_ENDPOINT")),
 		PayloadBucket:          strings.TrimSpace(getenv("PAYLOAD_BUCKET")),
 		S3Endpoint:             strings.TrimSpace(getenv("S3_ENDPOINT")),
+		ExperimentQueueURL:     strings.TrimSpace(getenv("EXPERIMENT_QUEUE_URL")),
 	}
 	var problems []string
 	if host != Local {

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/base"
+	"github.com/evalobs/evalapi/shared/exprun"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
@@ -56,6 +58,22 @@ func (h *handlers) create(w http.ResponseWriter, r *http.Request) error {
 	}
 	now := h.Stamp()
 	e.ID, e.ProjectID, e.OrgID, e.CreatedBy, e.CreatedAt, e.UpdatedAt = uuid.NewString(), projectID, c.OrgID, c.UserID, now, now
+	if err := h.resolvePrompt(ctx, &e, req.inline); err != nil {
+		return err
+	}
+	// trigger runs the experiment when it names something to run (a dataset or a prompt);
+	// the original's clients also send it on experiments whose traces they log themselves.
+	run := e.Trigger && (e.Dataset != nil || len(e.PromptMessages) > 0)
+	if run || (e.Dataset != nil && len(e.PromptMessages) > 0) {
+		// The variables against the dataset's columns, the row bound: checked at creation,
+		// and everything a start needs when the experiment starts now.
+		var p *exprun.Problem
+		if _, _, err := exprun.Plan(ctx, h.Table, e, e.PromptMessages); errors.As(err, &p) && (run || !p.NoModel) {
+			return validate.Single(validate.ValueError(p.Loc, nil, p.Msg))
+		} else if err != nil && !errors.As(err, &p) {
+			return err
+		}
+	}
 	if e.Group != nil && e.Group.ID == "" {
 		e.Group.ID = store.DerivedID(projectID, "experiment group", e.Group.Name)
 	}
@@ -70,7 +88,54 @@ func (h *handlers) create(w http.ResponseWriter, r *http.Request) error {
 	case err != nil:
 		return err
 	}
+	var job *store.ExperimentJob
+	if run {
+		j, err := h.startJob(ctx, c, e, req.budget)
+		if err != nil {
+			return err // the experiment stays; POST .../start runs it
+		}
+		job, e.JobID = &j, j.ID
+	}
 	creator := &store.User{ID: c.UserID, Email: c.Email, FirstName: c.FirstName, LastName: c.LastName}
-	httpapi.WriteJSON(w, http.StatusOK, experimentOut(e, store.RunSummary{}, creator, rankResult{}, false))
+	httpapi.WriteJSON(w, http.StatusOK, experimentOut(e, store.RunSummary{}, creator, rankResult{}, false, job))
+	return nil
+}
+
+// resolvePrompt finds the prompt the experiment runs: the template version named by
+// prompt_template_version_id, else the version of the prompt object's template, else the
+// inline prompt_template. It fills e.Prompt (as operation 12 shows it) and e.PromptMessages.
+// A reference to no template is kept as sent unless the experiment starts now (404).
+func (h *handlers) resolvePrompt(ctx context.Context, e *store.Experiment, inline *templateVersionIn) error {
+	var p store.PromptTemplate
+	var v store.PromptTemplateVersion
+	var err error
+	switch {
+	case e.PromptTemplateVersionID != nil:
+		p, v, err = store.PromptTemplateByVersionID(ctx, h.Table, e.OrgID, e.ProjectID, *e.PromptTemplateVersionID)
+	case e.Prompt != nil:
+		p, err = store.GetPromptTemplate(ctx, h.Table, e.OrgID, e.ProjectID, e.Prompt.PromptTemplateID)
+		if err == nil {
+			v, err = store.GetPromptTemplateVersion(ctx, h.Table, p.ID, e.Prompt.VersionIndex)
+		}
+	case inline != nil:
+		e.PromptMessages = PromptMessages(inline.template)
+		return nil
+	default:
+		return nil
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		if !e.Trigger || e.Dataset == nil {
+			return nil // kept as sent: an experiment whose client logs its traces itself
+		}
+		return httpapi.NotFound("Prompt template version")
+	}
+	if err != nil {
+		return err
+	}
+	e.Prompt = &store.ExperimentPrompt{PromptTemplateID: p.ID, VersionIndex: v.Version, Name: p.Name, Content: templateText(v.Template)}
+	e.PromptMessages = PromptMessages(v.Template)
+	if e.PromptRunSettings == nil && len(v.Settings) > 0 {
+		e.PromptRunSettings = v.Settings // the version's settings, unless the experiment sets its own
+	}
 	return nil
 }

@@ -22,6 +22,10 @@ const DefaultTaskType = 16
 // createRequest is a validated create body: the record without ids and times.
 type createRequest struct {
 	exp store.Experiment
+	// inline is a prompt sent with the experiment (prompt_template: a text or messages)
+	// instead of a template version; budget is the job's token budget (0: none).
+	inline *templateVersionIn
+	budget int64
 }
 
 // readCreate reads the body of POST /v2/projects/{project_id}/experiments, in the order of
@@ -63,6 +67,10 @@ func readCreate(errs *validate.Errors, raw any, present bool) createRequest {
 		e.Group = readFlatGroup(o)
 	}
 	e.Scorers = readScorers(o.Get("scorers"))
+	if v := o.Get("prompt_template"); v.Present() && !v.IsNull() {
+		req.inline = &templateVersionIn{template: readTemplateValue(v)}
+	}
+	req.budget, _ = o.Get("token_budget").Nullable().Int(validate.Ge(1))
 	return req
 }
 

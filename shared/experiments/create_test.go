@@ -61,7 +61,7 @@ func TestCreateExperimentEveryField(t *testing.T) {
 		"tags":{"suite":[{"key":"suite","value":"nightly","tag_type":"generic","project_id":%q,"run_id":%q,"created_by":%q,"id":%q,
 			"created_at":"2026-05-06T07:08:09Z","updated_at":"2026-05-06T07:08:09Z"}]},"status":{"log_generation":{"progress_percent":0}},
 		"experiment_group_id":"3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f","experiment_group_name":"g1","experiment_group_is_system":false,
-		"prompt_template_version_id":null,"playground_prompt_id":null,"trigger":false}`,
+		"prompt_template_version_id":null,"playground_prompt_id":null,"trigger":false,"job_id":null}`,
 		id, pid, u.UserID, u.UserID, u.Email, datasets.ExampleDatasetID, pid, id, u.UserID, store.DerivedID(id, "tag", "suite")))
 
 	// The experiment is a run: GetRun finds it with its metric settings.
@@ -145,7 +145,7 @@ func TestCreateExperimentClientFields(t *testing.T) {
 	for _, tc := range []struct{ name, body, want string }{
 		{"client's fields", `{"name":"c1","prompt_settings":{"temperature":0.5,"model_alias":"m"},"experiment_group_name":"nightly",
 			"playground_id":"2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e","prompt_template_version_id":"1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
-			"playground_prompt_id":"4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a","trigger":true}`,
+			"playground_prompt_id":"4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a","trigger":false}`,
 			`"playground_id":"2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e","playground":{"playground_id":"2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e","name":""},` +
 				`"prompt_run_settings":{"deployment_name":null,"model_alias":"m","temperature":0.5,"stop_sequences":null,"tools":null,"tool_choice":null,"response_format":null}`},
 		{"both settings: the specification's wins", `{"name":"c2","prompt_settings":{"temperature":0.5},"prompt_run_settings":{"temperature":0.9},` +
@@ -165,7 +165,7 @@ func TestCreateExperimentClientFields(t *testing.T) {
 		byName[e["name"].(string)] = e
 	}
 	c1, c2 := byName["c1"], byName["c2"]
-	if c1["trigger"] != true || c1["prompt_template_version_id"] != "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d" ||
+	if c1["trigger"] != false || c1["prompt_template_version_id"] != "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d" ||
 		c1["playground_prompt_id"] != "4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a" || c1["experiment_group_name"] != "nightly" ||
 		c1["experiment_group_id"] != store.DerivedID(pid, "experiment group", "nightly") {
 		t.Errorf("c1 as listed: %v", c1)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/evalobs/evalapi/shared/base"
+	"github.com/evalobs/evalapi/shared/exprun"
 
 	"github.com/google/uuid"
 
@@ -34,6 +35,7 @@ type harness struct {
 	env        *authtest.Env
 
 	clock *authtest.Clock
+	queue *memQueue // chunk messages of started jobs (run_test.go)
 }
 
 func newHarness(t *testing.T, tbl store.Table) *harness {
@@ -41,10 +43,11 @@ func newHarness(t *testing.T, tbl store.Table) *harness {
 	if tbl == nil {
 		tbl = testenv.Embedded(t)
 	}
-	h := &harness{t: t, tbl: tbl, v: apitest.Validator(t), clock: authtest.NewClock(testNow)}
+	h := &harness{t: t, tbl: tbl, v: apitest.Validator(t), clock: authtest.NewClock(testNow), queue: &memQueue{}}
 	h.env = authtest.New(t, tbl, auth.Config{})
 	h.rt = httpapi.NewRouter(slog.New(slog.DiscardHandler))
-	Register(h.rt, Deps{Deps: base.Deps{Table: tbl, Authenticate: h.env.Service.Authenticate, Now: h.clock.Now}})
+	Register(h.rt, Deps{Deps: base.Deps{Table: tbl, Authenticate: h.env.Service.Authenticate, Now: h.clock.Now},
+		Runs: &exprun.Service{Table: tbl, Queue: h.queue, Now: h.clock.Now}})
 	h.org, h.other = h.env.Org(t), h.env.Org(t)
 	return h
 }

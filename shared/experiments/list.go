@@ -41,7 +41,7 @@ func (h *handlers) list(w http.ResponseWriter, r *http.Request) error {
 	if listErr != nil {
 		return listErr
 	}
-	users, summaries, err := h.related(ctx, c.OrgID, exps)
+	users, summaries, jobs, err := h.related(ctx, c.OrgID, exps)
 	if err != nil {
 		return err
 	}
@@ -56,44 +56,56 @@ func (h *handlers) list(w http.ResponseWriter, r *http.Request) error {
 		if u, ok := users[e.CreatedBy]; ok {
 			creator = &u
 		}
-		out[i] = experimentOut(e, summaries[e.ID], creator, ranks[e.ID], withCounts)
+		var job *store.ExperimentJob
+		if j, ok := jobs[e.JobID]; ok {
+			job = &j
+		}
+		out[i] = experimentOut(e, summaries[e.ID], creator, ranks[e.ID], withCounts, job)
 	}
 	httpapi.WriteJSON(w, http.StatusOK, out)
 	return nil
 }
 
-// related reads the creators and the run summaries of the experiments, the two batch reads
-// made at once.
-func (h *handlers) related(ctx context.Context, orgID string, exps []store.Experiment) (map[string]store.User, map[string]store.RunSummary, error) {
+// related reads the creators, the run summaries and the latest jobs of the experiments,
+// three batch reads made at once.
+func (h *handlers) related(ctx context.Context, orgID string, exps []store.Experiment) (map[string]store.User, map[string]store.RunSummary, map[string]store.ExperimentJob, error) {
 	if len(exps) == 0 {
-		return map[string]store.User{}, map[string]store.RunSummary{}, nil
+		return map[string]store.User{}, map[string]store.RunSummary{}, map[string]store.ExperimentJob{}, nil
 	}
 	userIDs := make([]string, 0, len(exps))
 	runIDs := make([]string, len(exps))
+	var jobIDs []string
 	for i, e := range exps {
 		if e.CreatedBy != "" {
 			userIDs = append(userIDs, e.CreatedBy)
 		}
+		if e.JobID != "" {
+			jobIDs = append(jobIDs, e.JobID)
+		}
 		runIDs[i] = e.ID
 	}
 	var users []store.User
-	var userErr error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		users, userErr = store.OrgUsers(ctx, h.Table, orgID, userIDs)
-	}()
-	summaries, sumErr := store.GetRunSummaries(ctx, h.Table, runIDs)
-	<-done
-	if userErr != nil {
-		return nil, nil, userErr
-	}
-	if sumErr != nil {
-		return nil, nil, sumErr
+	var summaries map[string]store.RunSummary
+	var jobs map[string]store.ExperimentJob
+	err := base.Concurrently(ctx,
+		func(ctx context.Context) (err error) {
+			users, err = store.OrgUsers(ctx, h.Table, orgID, userIDs)
+			return err
+		},
+		func(ctx context.Context) (err error) {
+			summaries, err = store.GetRunSummaries(ctx, h.Table, runIDs)
+			return err
+		},
+		func(ctx context.Context) (err error) {
+			jobs, err = store.GetExperimentJobs(ctx, h.Table, jobIDs)
+			return err
+		})
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	byID := make(map[string]store.User, len(users))
 	for _, u := range users {
 		byID[u.ID] = u
 	}
-	return byID, summaries, nil
+	return byID, summaries, jobs, nil
 }

@@ -1,17 +1,21 @@
 // Package experiments serves the experiments of a project: creating one (beyond the
 // specification, to get experiments in) and listing them with their metrics and rank
-// (operation 12). An experiment's counts and metric statistics come from its run summary,
+// (operation 12); running them (start, jobs, cancel, retry, compare: shared/exprun does the
+// work) and the project's prompt templates. An experiment's counts and metric statistics come from its run summary,
 // which the writers of traces keep current, so listing never reads traces.
 package experiments
 
 import (
 	"github.com/evalobs/evalapi/shared/base"
+	"github.com/evalobs/evalapi/shared/exprun"
 	"github.com/evalobs/evalapi/shared/httpapi"
 )
 
 // Deps is what the group needs.
 type Deps struct {
 	base.Deps
+	// Runs starts and retries jobs (its Queue sends the chunks); nil: a start answers 503.
+	Runs *exprun.Service
 }
 
 // Register mounts the group's operations on rt, each behind authentication.
@@ -20,6 +24,17 @@ func Register(rt *httpapi.Router, d Deps) {
 	h := &handlers{Deps: d}
 	rt.Handle("POST /v2/projects/{project_id}/experiments", h.create, d.Authenticate)
 	rt.Handle("GET /v2/projects/{project_id}/experiments", h.list, d.Authenticate)
+	rt.Handle("POST /v2/projects/{project_id}/experiments/compare", h.compare, d.Authenticate)
+	rt.Handle("POST /v2/projects/{project_id}/experiments/{experiment_id}/start", h.start, d.Authenticate)
+	rt.Handle("GET /v2/projects/{project_id}/experiments/{experiment_id}/jobs/{job_id}", h.getJob, d.Authenticate)
+	rt.Handle("POST /v2/projects/{project_id}/experiments/{experiment_id}/jobs/{job_id}/cancel", h.cancelJob, d.Authenticate)
+	rt.Handle("POST /v2/projects/{project_id}/experiments/{experiment_id}/jobs/{job_id}/retry", h.retryJob, d.Authenticate)
+	rt.Handle("POST /v2/projects/{project_id}/templates", h.createTemplate, d.Authenticate)
+	rt.Handle("GET /v2/projects/{project_id}/templates", h.listTemplates, d.Authenticate)
+	rt.Handle("GET /v2/projects/{project_id}/templates/{template_id}", h.getTemplate, d.Authenticate)
+	rt.Handle("POST /v2/projects/{project_id}/templates/{template_id}/versions", h.addTemplateVersion, d.Authenticate)
+	rt.Handle("GET /v2/projects/{project_id}/templates/{template_id}/versions/{version}", h.getTemplateVersion, d.Authenticate)
+	rt.Handle("PUT /v2/projects/{project_id}/templates/{template_id}/versions/{version}", h.selectTemplateVersion, d.Authenticate)
 }
 
 type handlers struct{ Deps }

@@ -3,6 +3,7 @@ package experiments
 import (
 	"time"
 
+	"github.com/evalobs/evalapi/shared/exprun"
 	"github.com/evalobs/evalapi/shared/store"
 )
 
@@ -42,6 +43,8 @@ type experimentResponse struct {
 	PromptTemplateVersionID *string `json:"prompt_template_version_id"`
 	PlaygroundPromptID      *string `json:"playground_prompt_id"`
 	Trigger                 bool    `json:"trigger"`
+	// JobID names the experiment's latest job (GET .../jobs/{job_id}); null when it never ran.
+	JobID *string `json:"job_id"`
 }
 
 // userInfo is UserInfo: the creator of a record.
@@ -104,7 +107,7 @@ type rankResult struct {
 // experimentOut builds the list entry of e from its summary (the zero summary when it has no
 // trace yet), its creator (nil when unknown) and its rank. Counts are filled only when
 // withCounts.
-func experimentOut(e store.Experiment, sum store.RunSummary, creator *store.User, r rankResult, withCounts bool) experimentResponse {
+func experimentOut(e store.Experiment, sum store.RunSummary, creator *store.User, r rankResult, withCounts bool, job *store.ExperimentJob) experimentResponse {
 	updated := e.UpdatedAt
 	out := experimentResponse{
 		ID: e.ID, ProjectID: e.ProjectID, TaskType: e.TaskType, CreatedAt: e.CreatedAt, UpdatedAt: &updated,
@@ -114,6 +117,7 @@ func experimentOut(e store.Experiment, sum store.RunSummary, creator *store.User
 		AggregateFeedback: map[string]any{}, RatingAggregates: map[string]any{},
 		RankingScore: r.score, Rank: r.rank, Winner: r.winner, Tags: tagsOut(e),
 		PromptTemplateVersionID: e.PromptTemplateVersionID, PlaygroundPromptID: e.PlaygroundPromptID, Trigger: e.Trigger,
+		JobID: strPtr(e.JobID),
 	}
 	if creator != nil {
 		out.CreatedByUser = &userInfo{ID: creator.ID, Email: creator.Email,
@@ -136,9 +140,12 @@ func experimentOut(e store.Experiment, sum store.RunSummary, creator *store.User
 			out.AggregateMetrics[name] = *agg.Average
 		}
 	}
-	// The service runs no generation job: an experiment's traces are sent by its client, so
-	// its log generation is done once the first trace is in.
-	if sum.NumTraces > 0 {
+	// An experiment that ran a job is as far as its job's counters; one whose traces its
+	// client sent is done once the first trace is in.
+	switch {
+	case job != nil:
+		out.Status.LogGeneration.ProgressPercent = exprun.Progress(*job)
+	case sum.NumTraces > 0:
 		out.Status.LogGeneration.ProgressPercent = 100
 	}
 	return out

@@ -43,6 +43,10 @@ type Experiment struct {
 	PromptTemplateVersionID *string `json:"prompt_template_version_id,omitempty"`
 	PlaygroundPromptID      *string `json:"playground_prompt_id,omitempty"`
 	Trigger                 bool    `json:"trigger,omitempty"`
+	// PromptMessages are the prompt the experiment runs (a template version's or inline),
+	// resolved at creation; JobID names its latest job (set with the job, experiment_jobs.go).
+	PromptMessages []PromptMessage `json:"prompt_messages,omitempty"`
+	JobID          string          `json:"job_id,omitempty"`
 	MetricSettings
 }
 

@@ -71,6 +71,21 @@ func (rv revision) apply(ctx context.Context, t store.Table) error {
 			return err
 		}
 	}
+	// The run summary's min and max take the new values too (operation 12's statistics need
+	// both); a value that left is not recomputed there, so a summary's extremes may be wider
+	// than its traces after a deletion or a lowered score.
+	if rv.after != nil {
+		if exs := cameExtremes(rv.runID, rv.before, rv.after); len(exs) > 0 {
+			sk := store.RunSummaryKey(rv.runID)
+			cur, err := t.Get(ctx, sk, true)
+			if err != nil && !errors.Is(err, store.ErrNotFound) {
+				return fmt.Errorf("revise trace %s: %w", rv.before.ID, err)
+			}
+			if err := store.SetExtremes(ctx, t, sk, cur, exs); err != nil {
+				return err
+			}
+		}
+	}
 	return recomputeExtremes(ctx, t, rv.runID, needRecompute(rv.runID, touched, cur))
 }
 
@@ -323,4 +338,23 @@ func containsAttr(list []string, a string) bool {
 		}
 	}
 	return false
+}
+
+// cameExtremes are the run summary's extremes of the values after holds that before did not
+// (a metric that changed or came): only those can move the summary's min or max.
+func cameExtremes(runID string, before, after *store.Trace) []store.Extreme {
+	old := summaryDelta(runID, []store.Trace{*before}, 0)
+	var out []store.Extreme
+	for _, e := range store.RunSummaryExtremes(summaryDelta(runID, []store.Trace{*after}, 0)) {
+		same := false
+		for _, o := range store.RunSummaryExtremes(old) {
+			if o.Attr == e.Attr && o.Value.Cmp(e.Value) == 0 {
+				same = true
+			}
+		}
+		if !same {
+			out = append(out, e)
+		}
+	}
+	return out
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/evalobs/evalapi/shared/docs"
 	"github.com/evalobs/evalapi/shared/egress"
 	"github.com/evalobs/evalapi/shared/experiments"
+	"github.com/evalobs/evalapi/shared/exprun"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/identity"
 	"github.com/evalobs/evalapi/shared/integrations"
@@ -40,7 +41,8 @@ func All() []app.Group {
 			"/projects/{project_id}/metrics", "/projects/{project_id}/spans", "/projects/{project_id}/sessions",
 			"/projects/{project_id}/export_records"}},
 		{Name: "otel", Register: Otel, Roots: []string{"/otel", "/v1/traces"}},
-		{Name: "experiments", Register: Experiments, Roots: []string{"/projects/{project_id}/experiments"}},
+		{Name: "experiments", Register: Experiments, Roots: []string{"/projects/{project_id}/experiments",
+			"/projects/{project_id}/templates"}},
 		{Name: "signals", Register: Signals, Roots: []string{"/projects/{project_id}/runs"}},
 		{Name: "docs", Register: Docs, Roots: []string{"/docs", "/openapi.json"}},
 	}
@@ -104,7 +106,8 @@ func Otel(rt *httpapi.Router, d app.Deps) {
 
 // Experiments serves the experiments of a project.
 func Experiments(rt *httpapi.Router, d app.Deps) {
-	experiments.Register(rt, experiments.Deps{Deps: d.Base()})
+	experiments.Register(rt, experiments.Deps{Deps: d.Base(),
+		Runs: &exprun.Service{Table: d.Table, Queue: d.ExperimentQueue, Now: d.Now}})
 }
 
 // Signals serves the signals configuration of a run, its on-demand runs, runs and findings.

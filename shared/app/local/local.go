@@ -113,6 +113,8 @@ func finish(ctx context.Context, cfg app.Config, log *slog.Logger, tbl store.Tab
 		return app.Deps{}, nil, errors.Join(err, closeFn())
 	}
 	d.Payloads = payloads
+	// Experiments can be started; infra/local runs them (its own queue replaces this one).
+	d.ExperimentQueue = &HeldQueue{}
 	return d, closeFn, nil
 }
 

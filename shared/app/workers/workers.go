@@ -5,11 +5,16 @@
 package workers
 
 import (
+	"context"
+	"errors"
+
 	"github.com/evalobs/evalapi/shared/app"
 	"github.com/evalobs/evalapi/shared/evaluate"
+	"github.com/evalobs/evalapi/shared/exprun"
 	"github.com/evalobs/evalapi/shared/purge"
 	"github.com/evalobs/evalapi/shared/queue"
 	"github.com/evalobs/evalapi/shared/stream"
+	"github.com/evalobs/evalapi/shared/traces"
 )
 
 // Stream is the consumer of the table's stream with every handler the service runs on it:
@@ -25,4 +30,25 @@ func Stream(d app.Deps, evalQueue queue.Sender, ec EvalConfig) *stream.Consumer 
 // Evaluator is the consumer of the evaluation queue, judging with j.
 func Evaluator(d app.Deps, j evaluate.Judge, ec EvalConfig) *evaluate.Evaluator {
 	return evaluate.NewEvaluator(d.Table, d.Payloads, j, evaluate.EvaluatorOptions{MaxReceiveCount: ec.MaxReceiveCount, Log: d.Log})
+}
+
+// ExperimentRunner is the worker of experiment chunks (functions/exprunner, and in-process
+// on the local hosts). model answers the rows and scoring scores them: the provider client
+// and the evaluator plug in here (nil model: every row fails with configuration_error
+// naming the missing client, so a job still ends with true counters; nil scoring: traces
+// are written unscored).
+func ExperimentRunner(d app.Deps, model exprun.Model, scoring exprun.Scoring, prices exprun.Prices) *exprun.Worker {
+	if model == nil {
+		model = unwiredModel{}
+	}
+	return &exprun.Worker{Table: d.Table, Model: model, Scoring: scoring, Prices: prices,
+		Traces: traces.RunnerTraces{Table: d.Table, Now: d.Now}, Now: d.Now, Log: d.Log}
+}
+
+// unwiredModel stands for the provider client where a host has none.
+type unwiredModel struct{}
+
+func (unwiredModel) Complete(context.Context, exprun.Completion) (exprun.Answer, error) {
+	return exprun.Answer{}, &exprun.ModelError{Type: exprun.ErrConfiguration,
+		Message: errors.New("no model provider client is configured on this deployment").Error()}
 }
