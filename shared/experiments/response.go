@@ -155,7 +155,7 @@ func experimentOut(e store.Experiment, sum store.RunSummary, creator *store.User
 func aggregatesOf(st store.MetricStats) metricAggregates {
 	agg := metricAggregates{Count: st.Count}
 	if st.Min == nil || st.Max == nil { // categorical only: no numeric statistics
-		return agg
+		return booleanAggregates(st, agg)
 	}
 	lo, hi, sum := st.Min.Float64(), st.Max.Float64(), st.Sum.Float64()
 	agg.Min, agg.Max, agg.Sum = &lo, &hi, &sum
@@ -167,6 +167,26 @@ func aggregatesOf(st store.MetricStats) metricAggregates {
 		avg := st.Sum.Quo(numeric)
 		agg.Average = &avg
 	}
+	return agg
+}
+
+// booleanAggregates are a boolean scorer's statistics, its values read as 1 and 0 (the
+// average is the share of true): those of a metric whose only categories are true and
+// false; other categorical metrics have none.
+func booleanAggregates(st store.MetricStats, agg metricAggregates) metricAggregates {
+	trues, falses := st.Categories["true"], st.Categories["false"]
+	if len(st.Categories) == 0 || trues+falses != st.Count || st.Count == 0 {
+		return agg
+	}
+	sum, avg := float64(trues), float64(trues)/float64(st.Count)
+	lo, hi := 1.0, 0.0
+	if falses > 0 {
+		lo = 0
+	}
+	if trues > 0 {
+		hi = 1
+	}
+	agg.Sum, agg.Average, agg.Min, agg.Max = &sum, &avg, &lo, &hi
 	return agg
 }
 

@@ -1,26 +1,15 @@
 package workers_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/evalobs/evalapi/shared/app"
-	"github.com/evalobs/evalapi/shared/app/apptest"
-	"github.com/evalobs/evalapi/shared/app/groups"
-	"github.com/evalobs/evalapi/shared/app/local"
-	"github.com/evalobs/evalapi/shared/app/workers"
 	"github.com/evalobs/evalapi/shared/provider/providertest"
-	"github.com/evalobs/evalapi/shared/store/embedded"
 )
 
 // question finds the trace's number in a judge's prompt ("q<n>" is each trace's input).
@@ -48,62 +37,8 @@ func TestJudgedEndToEnd(t *testing.T) {
 		return providertest.Answer(fmt.Sprintf(`{"explanation":"trace %d","rating":%t}`, n, n%3 == 0))
 	})
 
-	cfg, err := app.ReadConfig(app.Local, func(k string) string {
-		if k == "ALLOW_PRIVATE_PROVIDER_ENDPOINTS" {
-			return "true"
-		}
-		return ""
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var logs syncBuffer
-	var mu sync.Mutex
-	var s *local.Stream
-	onCommit := func(c []embedded.Change) {
-		mu.Lock()
-		defer mu.Unlock()
-		if s != nil {
-			s.OnCommit(c)
-		}
-	}
-	d, closeDeps, err := local.Open(t.Context(), cfg, slog.New(slog.NewJSONHandler(&logs, nil)), local.Options{DataDir: t.TempDir(), OnCommit: onCommit})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = closeDeps() })
-	t.Cleanup(d.Auth.Wait)
-	admin := apptest.Admin(t, d)
-	ec := workers.EvalConfig{QuietPeriod: time.Minute, MaxReceiveCount: 5}
-	q := local.Evaluation(d, workers.LLMJudge(d), ec)
-	mu.Lock()
-	s = local.NewStream(workers.Stream(d, q, ec), d.Log)
-	mu.Unlock()
-	t.Cleanup(func() { s.Close(); q.Close() })
-	var regs []app.Register
-	for _, g := range groups.All() {
-		regs = append(regs, g.Register)
-	}
-	rt := app.NewRouter(d, regs...)
-	var answers strings.Builder
-	do := func(method, path, body string, into any) {
-		t.Helper()
-		req := httptest.NewRequest(method, path, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Service-API-Key", admin.APIKey.RevealString())
-		rec := httptest.NewRecorder()
-		rt.ServeHTTP(rec, req)
-		answers.Write(rec.Body.Bytes())
-		if rec.Code != http.StatusOK {
-			t.Fatalf("%s %s: %d %s", method, path, rec.Code, rec.Body.String())
-		}
-		if into != nil {
-			if err := json.Unmarshal(rec.Body.Bytes(), into); err != nil {
-				t.Fatalf("%s %s: %v: %s", method, path, err, rec.Body.String())
-			}
-		}
-	}
-
+	h := newE2EHost(t)
+	q, do := h.eval, h.do
 	do("PUT", "/v2/integrations/custom", `{"endpoint":"`+stub.URL+`","models":["judge-1"],"default_model":"judge-1",`+
 		`"authentication_type":"api_key","api_key_header":"X-Judge-Key","api_key_value":"`+key+`"}`, nil)
 	var scorer, project, ls struct{ ID string }
@@ -133,14 +68,7 @@ func TestJudgedEndToEnd(t *testing.T) {
 		b.WriteString(`]}`)
 		do("POST", "/v2/projects/"+project.ID+"/traces", b.String(), nil)
 	}
-	wctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
-	defer cancel()
-	for range 3 { // the stream feeds the queue, whose writes feed the stream
-		s.Wait()
-		if err := q.Wait(wctx); err != nil {
-			t.Fatalf("queue not drained: %v", err)
-		}
-	}
+	h.drain()
 	if got := len(stub.CallsFor("judge-1")); got != n {
 		t.Errorf("the stub was asked %d times, want %d (one judge per trace)", got, n)
 	}
@@ -162,27 +90,9 @@ func TestJudgedEndToEnd(t *testing.T) {
 	if !strings.Contains(string(agg), fmt.Sprintf(`"true":%d`, trues)) || !strings.Contains(string(agg), fmt.Sprintf(`"false":%d`, n-trues)) {
 		t.Errorf("metrics search's helpful counts, want %d true and %d false: %s", trues, n-trues, agg)
 	}
-	if strings.Contains(answers.String(), key) || strings.Contains(logs.String(), key) {
+	if strings.Contains(h.answers.String(), key) || strings.Contains(h.logs.String(), key) {
 		t.Error("the integration's key shows in an answer or a log line")
 	}
 }
 
 func traceID(i int) string { return fmt.Sprintf("7e1d9a2c-0000-4000-8000-%012d", i) }
-
-// syncBuffer is a log sink safe for the workers' goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (w *syncBuffer) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-func (w *syncBuffer) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
-}
