@@ -274,10 +274,11 @@ func TestTemplateEvaluationPrivilege(t *testing.T) {
 		if sends != (fn.ID == "StreamFunction") {
 			t.Errorf("%s sends to the evaluation queue: %v (only StreamFunction may)", fn.ID, sends)
 		}
-		// The signals worker asks the configured model through the caller's integration, as
-		// the judges do.
-		if readsIntegrations != (fn.ID == "EvaluatorFunction" || fn.ID == "IntegrationsFunction" || fn.ID == "SignalsWorkerFunction") {
-			t.Errorf("%s reads integration secrets: %v (only the integrations group, the evaluator and the signals worker may)", fn.ID, readsIntegrations)
+		// The signals worker and the experiment runner ask their models through the user's
+		// integration, as the judges do.
+		askers := map[string]bool{"EvaluatorFunction": true, "IntegrationsFunction": true, "SignalsWorkerFunction": true, "ExperimentRunnerFunction": true}
+		if readsIntegrations != askers[fn.ID] {
+			t.Errorf("%s reads integration secrets: %v (only the integrations group, the evaluator, the signals worker and the experiment runner may)", fn.ID, readsIntegrations)
 		}
 	}
 }

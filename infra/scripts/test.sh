@@ -85,7 +85,7 @@ step "go test build" build_tests "$@" || finish
 # parses must have been checked (a filtered run, with arguments, cannot prove that).
 export CLIENT_CONTRACT_RECORD_DIR="$EMULATORS_RUN_DIR/client-contract"
 rm -rf "$CLIENT_CONTRACT_RECORD_DIR"
-step "go test" go test -count=1 -p 1 "$@" ./... || finish
+step "go test" go test -count=1 -p 1 -timeout 25m "$@" ./... || finish
 if (($# == 0)); then
 	step "client contract" go run ./infra/contractcover -dir "$CLIENT_CONTRACT_RECORD_DIR" || finish
 fi
