@@ -11,6 +11,7 @@ import (
 	// IANA zones for the signals' schedules without relying on the Lambda image's zoneinfo;
 	// here, not in shared/signals, so that only this function carries them.
 	_ "time/tzdata"
+
 	"github.com/evalobs/evalapi/shared/app/signalsworker"
 )
 

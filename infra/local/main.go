@@ -30,6 +30,7 @@ import (
 	// The hosts serve every group, the signals' schedules included: the same IANA zones as
 	// functions/signals, whatever the machine has installed.
 	_ "time/tzdata"
+
 	"github.com/evalobs/evalapi/shared/app/signalsworker"
 	"github.com/evalobs/evalapi/shared/schedule/inproc"
 )
