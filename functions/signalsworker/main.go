@@ -15,7 +15,7 @@ import (
 
 func main() {
 	d := app.ColdStart()
-	w, err := signalsworker.Cloud(&d, os.Getenv)
+	w, err := signalsworker.Cloud(&d, os.Getenv, signalsworker.Model(d))
 	if err != nil {
 		d.Log.Error("init failed", "error", err.Error())
 		os.Exit(1)

@@ -3,6 +3,7 @@ package signalsworker
 import (
 	"context"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 
 	"github.com/evalobs/evalapi/shared/app"
@@ -25,27 +26,43 @@ const (
 	EventDetailType = notify.EventTypeFinding
 )
 
-// CloudPorts is Cloud for the API function's cold start (app.OnColdStart).
+// CloudPorts fills the API function's signals ports at its cold start (app.OnColdStart):
+// start a run in the worker, keep the schedules. The API function never runs a run itself,
+// so it links neither the runner, the publishers nor a provider client.
 func CloudPorts(d *app.Deps, getenv func(string) string) error {
-	_, err := Cloud(d, getenv)
+	awsCfg, err := app.LambdaAWSConfig(getenv)
+	if err != nil {
+		return err
+	}
+	_, err = cloudPorts(d, getenv, awsCfg, newRawAWS(awsCfg))
 	return err
 }
 
 // Cloud fills d's signals ports from the environment (the API function: start the worker,
-// keep the schedules) and returns the worker (the worker function).
-func Cloud(d *app.Deps, getenv func(string) string) (*signals.Worker, error) {
+// keep the schedules) and returns the worker (the worker function), whose runs ask model
+// (Model(d) in the worker function).
+func Cloud(d *app.Deps, getenv func(string) string, model signals.Model) (*signals.Worker, error) {
 	awsCfg, err := app.LambdaAWSConfig(getenv)
 	if err != nil {
 		return nil, err
 	}
 	raw := newRawAWS(awsCfg)
 	bus := &EventBridge{raw: raw, Bus: getenv(EnvEventBus)}
-	r := Runner(*d, Model(*d), Publisher(*d, bus))
+	r := Runner(*d, model, Publisher(*d, bus))
+	sch, err := cloudPorts(d, getenv, awsCfg, raw)
+	if err != nil || sch == nil {
+		return &signals.Worker{Runner: r, Log: d.Log}, err
+	}
+	return &signals.Worker{Runner: r, Schedules: sch, Lister: sch, Log: d.Log}, nil
+}
+
+// cloudPorts sets d's ports to start the worker and to keep the schedules; nil when the
+// environment names no worker (a bare start of the binary: on-demand runs and schedules off).
+func cloudPorts(d *app.Deps, getenv func(string) string, awsCfg aws.Config, raw *rawAWS) (*ebscheduler.Schedules, error) {
 	workerARN := getenv(EnvWorkerARN)
 	if workerARN == "" {
-		// Not from the template (a bare start of the binary): no on-demand start, no schedule.
 		d.Log.Warn("signals: " + EnvWorkerARN + " is not set; on-demand runs and schedules are off")
-		return &signals.Worker{Runner: r, Log: d.Log}, nil
+		return nil, nil
 	}
 	d.Signals.StartWorker = func(ctx context.Context, input []byte) error { return raw.invokeAsync(ctx, workerARN, input) }
 	sch, err := ebscheduler.New(scheduler.NewFromConfig(awsCfg), ebscheduler.Config{GroupName: getenv(EnvScheduleGroup),
@@ -54,5 +71,5 @@ func Cloud(d *app.Deps, getenv func(string) string) (*signals.Worker, error) {
 		return nil, err
 	}
 	d.Signals.Schedules = sch
-	return &signals.Worker{Runner: r, Schedules: sch, Lister: sch, Log: d.Log}, nil
+	return sch, nil
 }
