@@ -37,6 +37,8 @@ func TestOTLPStatuses(t *testing.T) {
 		{"encoding", ctJSON, js, map[string]string{"Content-Encoding": "br"}, "admin", 415, "gzip"},
 		{"undecodable protobuf", ctProtobuf, []byte{0x0a, 0x09, 0x01}, exampleRun, "admin", 400, "does not decode"},
 		{"undecodable json", ctJSON, []byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"xyz"}]}]}]}`), exampleRun, "admin", 400, "traceId"},
+		{"null resource spans", ctJSON, []byte(`{"resourceSpans":[null]}`), exampleRun, "admin", 400, "null in resourceSpans"},
+		{"null span", ctJSON, []byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[null]}]}]}`), exampleRun, "admin", 400, "null in spans"},
 		{"not gzip", ctJSON, js, map[string]string{"Content-Encoding": "gzip"}, "admin", 400, "gzip"},
 		{"gzip bomb", ctJSON, bomb.Bytes(), map[string]string{"Content-Encoding": "gzip"}, "admin", 413, "decompressed"},
 		{"no credentials", ctJSON, js, exampleRun, "none", 401, "Not authenticated"},

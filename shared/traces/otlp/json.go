@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 )
@@ -15,15 +16,17 @@ import (
 // are ignored.
 
 type jsonExport struct {
-	ResourceSpans []struct {
+	// Elements are pointers so that a null element is seen (and refused, as protobuf's JSON
+	// mapping refuses null inside a repeated field) rather than read as an empty message.
+	ResourceSpans []*struct {
 		Resource struct {
 			Attributes []jsonKV `json:"attributes"`
 		} `json:"resource"`
-		ScopeSpans []struct {
+		ScopeSpans []*struct {
 			Scope struct {
 				Name string `json:"name"`
 			} `json:"scope"`
-			Spans []jsonSpan `json:"spans"`
+			Spans []*jsonSpan `json:"spans"`
 		} `json:"scopeSpans"`
 	} `json:"resourceSpans"`
 }
@@ -145,13 +148,22 @@ func DecodeJSON(b []byte) (*Export, error) {
 	}
 	e := &Export{Resources: make([]ResourceSpans, 0, len(je.ResourceSpans))}
 	for _, jr := range je.ResourceSpans {
+		if jr == nil {
+			return nil, errors.New("otlp json: null in resourceSpans")
+		}
 		rs := ResourceSpans{}
 		var err error
 		if rs.Attrs, err = kvs(jr.Resource.Attributes, 0); err != nil {
 			return nil, err
 		}
 		for _, ss := range jr.ScopeSpans {
+			if ss == nil {
+				return nil, errors.New("otlp json: null in scopeSpans")
+			}
 			for _, js := range ss.Spans {
+				if js == nil {
+					return nil, errors.New("otlp json: null in spans")
+				}
 				sp, err := js.span(ss.Scope.Name)
 				if err != nil {
 					return nil, fmt.Errorf("otlp json: %w", err)
