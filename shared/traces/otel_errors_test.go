@@ -37,6 +37,7 @@ func TestOTLPStatuses(t *testing.T) {
 		{"encoding", ctJSON, js, map[string]string{"Content-Encoding": "br"}, "admin", 415, "gzip"},
 		{"undecodable protobuf", ctProtobuf, []byte{0x0a, 0x09, 0x01}, exampleRun, "admin", 400, "does not decode"},
 		{"undecodable json", ctJSON, []byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"xyz"}]}]}]}`), exampleRun, "admin", 400, "traceId"},
+		{"null body", ctJSON, []byte(` null `), exampleRun, "admin", 400, "body is null"},
 		{"null resource spans", ctJSON, []byte(`{"resourceSpans":[null]}`), exampleRun, "admin", 400, "null in resourceSpans"},
 		{"null span", ctJSON, []byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[null]}]}]}`), exampleRun, "admin", 400, "null in spans"},
 		{"not gzip", ctJSON, js, map[string]string{"Content-Encoding": "gzip"}, "admin", 400, "gzip"},

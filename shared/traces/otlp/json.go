@@ -142,6 +142,9 @@ func (e *jsonEnum) UnmarshalJSON(b []byte) error {
 
 // DecodeJSON reads an ExportTraceServiceRequest in OTLP/JSON.
 func DecodeJSON(b []byte) (*Export, error) {
+	if string(bytes.TrimSpace(b)) == "null" { // encoding/json would read it as an empty export
+		return nil, errors.New("otlp json: the body is null, not an export request")
+	}
 	var je jsonExport
 	if err := json.Unmarshal(b, &je); err != nil {
 		return nil, fmt.Errorf("otlp json: %w", err)
