@@ -227,13 +227,13 @@ func (p *rowPage) body(out []byte) []byte {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = appendString(out, c)
+		out = store.AppendJSONString(out, c)
 	}
 	out = append(out, `],"warning_message":`...)
 	if e.WarningMessage == nil {
 		out = append(out, "null"...)
 	} else {
-		out = appendString(out, *e.WarningMessage)
+		out = store.AppendJSONString(out, *e.WarningMessage)
 	}
 	out = append(out, `,"rows":[`...)
 	out = append(out, *p.buf...)

@@ -6,7 +6,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
-	"unicode/utf8"
+
+	"github.com/evalobs/evalapi/shared/store"
 )
 
 // The rows of a content page are encoded once, by hand, into one buffer: the bytes measured
@@ -30,7 +31,7 @@ func putBuf(b *[]byte) {
 // appendRow appends the row as rowResponse encodes it.
 func (p *rowPage) appendRow(b []byte, r rowResponse) ([]byte, error) {
 	b = append(b, `{"row_id":`...)
-	b = appendString(b, r.RowID)
+	b = store.AppendJSONString(b, r.RowID)
 	b = append(b, `,"index":`...)
 	b = strconv.AppendInt(b, r.Index, 10)
 	b = append(b, `,"values":[`...)
@@ -48,7 +49,7 @@ func (p *rowPage) appendRow(b []byte, r rowResponse) ([]byte, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, name)
+		b = store.AppendJSONString(b, name)
 		b = append(b, ':')
 		if b, err = appendValue(b, r.ValuesDict.values[i]); err != nil {
 			return nil, err
@@ -79,13 +80,13 @@ func (p *rowPage) appendUser(b []byte, u *userInfo) []byte {
 		return append(b, "null"...)
 	}
 	b = append(b, `{"id":`...)
-	b = appendString(b, u.ID)
+	b = store.AppendJSONString(b, u.ID)
 	b = append(b, `,"email":`...)
-	b = appendString(b, u.Email)
+	b = store.AppendJSONString(b, u.Email)
 	b = append(b, `,"first_name":`...)
-	b = appendString(b, u.FirstName)
+	b = store.AppendJSONString(b, u.FirstName)
 	b = append(b, `,"last_name":`...)
-	b = appendString(b, u.LastName)
+	b = store.AppendJSONString(b, u.LastName)
 	return append(b, '}')
 }
 
@@ -96,7 +97,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 	case nil:
 		return append(b, "null"...), nil
 	case string:
-		return appendString(b, x), nil
+		return store.AppendJSONString(b, x), nil
 	case int64:
 		return strconv.AppendInt(b, x, 10), nil
 	case float64:
@@ -115,7 +116,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, k)
+			b = store.AppendJSONString(b, k)
 			b = append(b, ':')
 			if b, err = appendValue(b, x[k]); err != nil {
 				return nil, err
@@ -161,61 +162,4 @@ func appendTime(b []byte, t time.Time) ([]byte, error) {
 	b = append(b, '"')
 	b = t.AppendFormat(b, time.RFC3339Nano)
 	return append(b, '"'), nil
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString writes s as a JSON string as encoding/json does without HTML escaping:
-// quotes, backslashes and control characters escaped, U+2028 and U+2029 too, invalid UTF-8
-// as U+FFFD.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

@@ -185,11 +185,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, r stream.Record, runs map[str
 	if err != nil {
 		return err
 	}
-	var pace func(string) float64
-	if pc != nil {
-		pace = pc.pace
-	}
-	plan := PlanPaced(run, &tr, pace)
+	plan := PlanPaced(run, &tr, pc.paceFunc())
 	pc.offer(plan.Offered)
 	if len(plan.Marks) == 0 {
 		return nil

@@ -37,6 +37,14 @@ func (d *Dispatcher) pacing(ctx context.Context, out *outbox, run *store.Run) (*
 }
 
 // pace is the factor of scorerID's rates at this moment.
+// paceFunc is the plan's pace of a scorer; nil (no pacing) when pc is nil.
+func (pc *pacing) paceFunc() func(string) float64 {
+	if pc == nil {
+		return nil
+	}
+	return pc.pace
+}
+
 func (pc *pacing) pace(scorerID string) float64 {
 	return store.Pace(pc.run.JudgeBudget, pc.usage, scorerID, pc.d.now())
 }

@@ -38,11 +38,7 @@ func (d *Dispatcher) dispatchSpan(ctx context.Context, r stream.Record, runs map
 	if err != nil {
 		return err
 	}
-	var pace func(string) float64
-	if pc != nil {
-		pace = pc.pace
-	}
-	plan := SpanPlanPaced(run, &sp, pace)
+	plan := SpanPlanPaced(run, &sp, pc.paceFunc())
 	pc.offer(plan.Offered)
 	if len(plan.Marks) == 0 {
 		return nil

@@ -17,7 +17,7 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 	case nil:
 		return append(b, "null"...), nil
 	case string:
-		return appendJSONString(b, x), nil
+		return AppendJSONString(b, x), nil
 	case bool:
 		return strconv.AppendBool(b, x), nil
 	case int64:
@@ -65,7 +65,7 @@ func appendJSONObject(b []byte, m map[string]any) ([]byte, error) {
 			b = append(b, ',')
 		}
 		first = false
-		b = appendJSONString(b, k)
+		b = AppendJSONString(b, k)
 		b = append(b, ':')
 		if b, err = appendJSON(b, e); err != nil {
 			return nil, err
@@ -94,9 +94,10 @@ func appendJSONFloat(b []byte, f float64) []byte {
 
 const hexDigits = "0123456789abcdef"
 
-// appendJSONString writes s as a JSON string; invalid UTF-8 becomes U+FFFD, as
-// encoding/json writes it.
-func appendJSONString(b []byte, s string) []byte {
+// AppendJSONString writes s as a JSON string as encoding/json does without HTML escaping:
+// quotes, backslashes and control characters escaped, U+2028 and U+2029 too, invalid UTF-8
+// as U+FFFD.
+func AppendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -110,6 +111,10 @@ func appendJSONString(b []byte, s string) []byte {
 			switch c {
 			case '"', '\\':
 				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
 			case '\n':
 				b = append(b, '\\', 'n')
 			case '\r':
@@ -127,7 +132,16 @@ func appendJSONString(b []byte, s string) []byte {
 		if r == utf8.RuneError && size == 1 {
 			b = append(b, s[start:i]...)
 			b = append(b, `\ufffd`...)
-			start = i + 1
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
 		}
 		i += size
 	}
