@@ -242,9 +242,17 @@ func Plan(run *store.Run, tr *store.Trace) DispatchPlan { return PlanPaced(run, 
 // sampled at any higher one. A trace sampled at the segment's rate but not at the paced rate
 // is marked skipped with the reason "budget" (an evaluate job may score it later).
 func PlanPaced(run *store.Run, tr *store.Trace, pace func(scorerID string) float64) DispatchPlan {
+	return plan(run, tr, pace, traceLevel)
+}
+
+// plan is PlanPaced and SpanPlanPaced: every scorer of run's settings that applies is
+// sampled by the hash of (tr.ID, scorer id) against its segment's rate, then paced. A span
+// is planned as a trace made of its trace id, name and metadata, so all the spans of one
+// trace are sampled alike.
+func plan(run *store.Run, tr *store.Trace, pace func(scorerID string) float64, applies func(store.ScorerConfig) bool) DispatchPlan {
 	p := DispatchPlan{Marks: map[string]store.MetricValue{}}
 	for _, sc := range run.Scorers {
-		if !traceLevel(sc) {
+		if !applies(sc) {
 			continue
 		}
 		rate := 1.0

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/stream"
@@ -66,31 +65,6 @@ func SpanPlan(run *store.Run, sp *store.Span) DispatchPlan { return SpanPlanPace
 // span is dispatched, so the spans of one trace written at different times may be paced
 // differently.
 func SpanPlanPaced(run *store.Run, sp *store.Span, pace func(scorerID string) float64) DispatchPlan {
-	p := DispatchPlan{Marks: map[string]store.MetricValue{}}
 	asTrace := &store.Trace{ID: sp.TraceID, Name: sp.Name, Metadata: sp.Metadata}
-	for _, sc := range run.Scorers {
-		if !slices.Contains(sc.ScoreableNodeTypes, sp.Type) {
-			continue
-		}
-		rate := 1.0
-		if run.Kind != store.RunExperiment {
-			rate = sampleRate(run.SegmentFilters, asTrace, sc)
-		}
-		name := sc.MetricKey()
-		if !sampled(sp.TraceID, sc.ID, rate) {
-			p.Marks[name] = store.MetricValue{State: store.MetricSkipped,
-				Explanation: "not sampled (segment sample_rate " + strconv.FormatFloat(rate, 'g', -1, 64) + ")"}
-			continue
-		}
-		p.Offered = append(p.Offered, sc.ID)
-		if pace != nil && run.Kind != store.RunExperiment {
-			if f := pace(sc.ID); f < 1 && !sampled(sp.TraceID, sc.ID, rate*f) {
-				p.Marks[name] = budgetSkip(rate * f)
-				continue
-			}
-		}
-		p.Selected = append(p.Selected, sc)
-		p.Marks[name] = store.MetricValue{State: store.MetricPending}
-	}
-	return p
+	return plan(run, asTrace, pace, func(sc store.ScorerConfig) bool { return slices.Contains(sc.ScoreableNodeTypes, sp.Type) })
 }

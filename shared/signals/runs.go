@@ -1,6 +1,7 @@
 package signals
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"time"
@@ -176,29 +177,18 @@ func (h *handlers) readPathOf(r *http.Request, checkRun bool, extra ...string) (
 
 // listRuns is GET .../signals/runs: the run's signals runs, newest first, paginated.
 func (h *handlers) listRuns(w http.ResponseWriter, r *http.Request) error {
-	errs := validate.New()
-	start, limit := errs.Page(r.URL.Query())
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	_, _, runID, _, err := h.readTarget(r)
-	if err != nil {
-		return err
-	}
-	runs, more, err := store.ListSignalsRuns(r.Context(), h.Table, runID, start, limit)
-	if err != nil {
-		return err
-	}
-	out := make([]runView, len(runs))
-	for i, run := range runs {
-		out[i] = runOut(run)
-	}
-	writePage(w, start, limit, more, len(out), "runs", out)
-	return nil
+	return listPage(h, w, r, "runs", store.ListSignalsRuns, runOut)
 }
 
 // listFindings is GET .../signals/findings: the run's findings, newest first, paginated.
 func (h *handlers) listFindings(w http.ResponseWriter, r *http.Request) error {
+	return listPage(h, w, r, "findings", store.ListSignalsFindings, findingOut)
+}
+
+// listPage answers a page of one of a run's lists: list reads it, view shapes each item, and
+// the page goes out under key.
+func listPage[T, V any](h *handlers, w http.ResponseWriter, r *http.Request, key string,
+	list func(context.Context, store.Table, string, int, int) ([]T, bool, error), view func(T) V) error {
 	errs := validate.New()
 	start, limit := errs.Page(r.URL.Query())
 	if err := errs.Err(); err != nil {
@@ -208,15 +198,15 @@ func (h *handlers) listFindings(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	fs, more, err := store.ListSignalsFindings(r.Context(), h.Table, runID, start, limit)
+	items, more, err := list(r.Context(), h.Table, runID, start, limit)
 	if err != nil {
 		return err
 	}
-	out := make([]findingView, len(fs))
-	for i, f := range fs {
-		out[i] = findingOut(f)
+	out := make([]V, len(items))
+	for i, it := range items {
+		out[i] = view(it)
 	}
-	writePage(w, start, limit, more, len(out), "findings", out)
+	writePage(w, start, limit, more, len(out), key, out)
 	return nil
 }
 
