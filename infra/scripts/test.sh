@@ -5,7 +5,7 @@
 #   3. emulators.sh start DynamoDB Local and moto on free 127.0.0.1 ports (stopped on any exit)
 #   4. make lint          gofmt, go vet, staticcheck
 #      go test ./...      unit, handler, conformance, event and end-to-end tests (compiled in
-#                         parallel, run one package at a time: they share the emulators)
+#                         parallel, run one package at a time unless TEST_PARALLEL says more)
 #      contractcover      every served operation's success held to the client contract
 #   5. template-check.sh  cfn-lint, sam validate, sam build (when that script exists)
 # Prints one timing line per step and stops at the first step that fails, exiting non-zero.
@@ -63,9 +63,14 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+# TEST_PARALLEL=N runs N packages at a time, each with a moto of its own (moto-slot.sh).
+# One by default: on a loaded 2-core machine two packages took longer than one after the
+# other (DynamoDB Local, shared, is the bottleneck); measure again on an idle one.
+parallel=${TEST_PARALLEL:-1}
+export MOTO_SLOTS=$parallel
 step emulators bash "$scripts/emulators.sh" start || finish
 eval "$(bash "$scripts/emulators.sh" env)"
-export TEST_DYNAMODB_LOCAL_ENDPOINT TEST_MOTO_ENDPOINT
+export TEST_DYNAMODB_LOCAL_ENDPOINT TEST_MOTO_ENDPOINT TEST_MOTO_ENDPOINTS
 
 # The SDK talks only to the emulators: dummy credentials and region, no profile files, no
 # instance metadata lookups.
@@ -75,9 +80,10 @@ export AWS_REGION=us-east-1 AWS_DEFAULT_REGION=us-east-1
 export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_EC2_METADATA_DISABLED=true
 
 step lint make --no-print-directory lint || finish
-# One package at a time: the packages share the emulators, and moto restores every table
-# from a snapshot when a transaction is cancelled, undoing writes another package made
-# meanwhile. The test binaries are compiled first, in parallel, so only the runs are serial.
+# Packages run $parallel at a time, each test binary against a moto server of its own
+# (moto-slot.sh: moto restores every table from a snapshot when a transaction is cancelled,
+# undoing writes another package made meanwhile); DynamoDB Local is shared. The test binaries
+# are compiled first, in parallel.
 build_tests() { go test -count=1 "$@" -run '^$' ./... | { grep -v -e '^ok ' -e 'no test files' || true; }; }
 step "go test build" build_tests "$@" || finish
 # Every success a test checks against docs/openapi.yaml is also held to the original's client
@@ -85,7 +91,7 @@ step "go test build" build_tests "$@" || finish
 # parses must have been checked (a filtered run, with arguments, cannot prove that).
 export CLIENT_CONTRACT_RECORD_DIR="$EMULATORS_RUN_DIR/client-contract"
 rm -rf "$CLIENT_CONTRACT_RECORD_DIR"
-step "go test" go test -count=1 -p 1 -timeout 25m "$@" ./... || finish
+step "go test" go test -count=1 -p "$parallel" -exec "$root/$scripts/moto-slot.sh" -timeout 25m "$@" ./... || finish
 if (($# == 0)); then
 	step "client contract" go run ./infra/contractcover -dir "$CLIENT_CONTRACT_RECORD_DIR" || finish
 fi
