@@ -182,6 +182,9 @@ func readSegments(ctx context.Context, t Table, id string, entries []SegmentRef)
 // bySlots turns values stored by slot into the values of cols, in order (nil where a row
 // has no value for a column added after it).
 func bySlots(stored []any, cols []DatasetColumn) []any {
+	if inSlotOrder(stored, cols) { // the common case: no column was ever removed or moved
+		return stored
+	}
 	out := make([]any, len(cols))
 	for i, c := range cols {
 		if c.Slot < int64(len(stored)) {
@@ -189,4 +192,17 @@ func bySlots(stored []any, cols []DatasetColumn) []any {
 		}
 	}
 	return out
+}
+
+// inSlotOrder reports whether cols are slots 0, 1, ... of stored, all of them.
+func inSlotOrder(stored []any, cols []DatasetColumn) bool {
+	if len(stored) != len(cols) {
+		return false
+	}
+	for i, c := range cols {
+		if c.Slot != int64(i) {
+			return false
+		}
+	}
+	return true
 }
