@@ -60,7 +60,7 @@ func BenchmarkHostPaths(b *testing.B) {
 }
 
 type benchHost struct {
-	rt                                                 http.Handler
+	rt                                                http.Handler
 	apiKey, bearer, datasetID, projectID, logStreamID string
 }
 
