@@ -109,8 +109,8 @@ load: ## mixed load on a local host it starts: make load [C=200 N=20000]
 	go run ./infra/load -c $(or $(C),200) -n $(or $(N),20000)
 
 # Side by side with baselines (infra/bench; docs/PERFORMANCE.md). Never part of make test.
-bench-http: ## local host vs a bare net/http server with the same bytes: c=50, median of 3 [C= D=10s RUNS=3]
-	go run ./infra/bench http -c $(or $(C),50) -d $(or $(D),10s) -runs $(or $(RUNS),3)
+bench-http: ## local host vs a bare net/http server with the same bytes: c=50, median of 3 [C= D=10s RUNS=3 PROFILE=host-cpu.out]
+	go run ./infra/bench http -c $(or $(C),50) -d $(or $(D),10s) -runs $(or $(RUNS),3) $(if $(PROFILE),-cpuprofile $(PROFILE))
 
 bench-scan: ## metrics search vs DuckDB on Parquet of the same traces (DuckDB optional) [TRACES=200000]
 	@bash infra/scripts/duckdb-venv.sh || echo "bench-scan: DuckDB is not installable here; timing ours only"

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -36,6 +37,7 @@ func benchHTTP(ctx context.Context, root string, args []string, out io.Writer) e
 	starts := fs.Int("starts", 20, "process starts per server for the start-up figure")
 	warm := fs.Duration("warm", 2*time.Second, "unmeasured load per server and path before the runs")
 	keep := fs.Bool("keep", false, "keep the temporary directory (binaries, data, server logs)")
+	profile := fs.String("cpuprofile", "", "write the host's CPU profile of the load runs (seeding included) to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -56,10 +58,18 @@ func benchHTTP(ctx context.Context, root string, args []string, out io.Writer) e
 
 	// The host at its default log level, on the embedded store of a fresh data directory.
 	email, password := "bench-admin@example.com", randomPassword()
-	hostEnv := append(cleanEnv("PORT", "DATA_DIR", "LOG_LEVEL", "ADMIN_EMAIL", "ADMIN_PASSWORD", "DEMO",
+	hostEnv := append(cleanEnv("PORT", "DATA_DIR", "LOG_LEVEL", "ADMIN_EMAIL", "ADMIN_PASSWORD", "DEMO", "CPUPROFILE",
 		"DYNAMODB_ENDPOINT", "SECRETSMANAGER_ENDPOINT"),
 		"DATA_DIR="+filepath.Join(tmp, "data"), "ADMIN_EMAIL="+email, "ADMIN_PASSWORD="+password)
-	host, err := start(ctx, "host", hostExe, tmp, hostEnv, nil)
+	loadEnv := hostEnv
+	if *profile != "" {
+		abs, err := filepath.Abs(*profile)
+		if err != nil {
+			return err
+		}
+		loadEnv = append(slices.Clone(hostEnv), "CPUPROFILE="+abs)
+	}
+	host, err := start(ctx, "host", hostExe, tmp, loadEnv, nil)
 	if err != nil {
 		return err
 	}

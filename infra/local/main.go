@@ -5,8 +5,9 @@
 // prints them once.
 //
 // Environment: PORT (default 3000; 0 picks a free port), DATA_DIR (default .data),
-// ADMIN_EMAIL and ADMIN_PASSWORD (first start only), and the service's variables
-// (README.md). SIGINT or SIGTERM stops it after the requests under way are answered.
+// ADMIN_EMAIL and ADMIN_PASSWORD (first start only), CPUPROFILE (a file: the host writes a
+// CPU profile of its run there when it stops; for `go tool pprof`), and the service's
+// variables (README.md). SIGINT or SIGTERM stops it after the requests under way are answered.
 package main
 
 import (
@@ -18,6 +19,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strconv"
 	"syscall"
 	"time"
@@ -52,10 +54,36 @@ func main() {
 		<-ctx.Done()
 		stop() // a second Ctrl-C kills at once, should shutdown hang
 	}()
-	if err := run(ctx, os.Getenv, os.Stdout, os.Stderr); err != nil {
+	stopProfile, err := startCPUProfile(os.Getenv("CPUPROFILE"))
+	if err == nil {
+		err = run(ctx, os.Getenv, os.Stdout, os.Stderr)
+		err = errors.Join(err, stopProfile())
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "local:", err)
 		os.Exit(1)
 	}
+}
+
+// startCPUProfile profiles the process into file until the returned func is called (a
+// developer's aid: `make bench-http PROFILE=cpu.out` reads where the host's time goes under
+// load). No file, no profile.
+func startCPUProfile(file string) (stop func() error, err error) {
+	if file == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, fmt.Errorf("CPUPROFILE: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("CPUPROFILE: %w", err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
 }
 
 // run serves until ctx ends. The terminal (stdout) gets the address and, on first start,

@@ -134,7 +134,7 @@ func (s *Service) checkBearer(ctx context.Context, token string) (Caller, error)
 	if err != nil {
 		return Caller{}, err
 	}
-	c, err := accessKind.parse(k, token, s.now, false)
+	c, err := s.accessClaims(k, token)
 	if err != nil {
 		return Caller{}, http401(detailBadToken)
 	}

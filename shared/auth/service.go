@@ -52,8 +52,9 @@ type Service struct {
 	refreshTTL time.Duration
 	log        *slog.Logger
 	now        func() time.Time
-	cache      *ttlCache[cachedKey]    // validated API keys, by key id
-	sessions   *ttlCache[cachedCaller] // validated sessions of access tokens, by session id
+	cache      *ttlCache[cachedKey]     // validated API keys, by key id
+	sessions   *ttlCache[cachedCaller]  // validated sessions of access tokens, by session id
+	tokens     *ttlCache[verifiedToken] // verified access tokens, by token (token_cache.go)
 
 	// hashSlots bounds concurrent argon2id runs (19 MiB each) in one process.
 	hashSlots chan struct{}
@@ -90,6 +91,9 @@ func New(cfg Config) (*Service, error) {
 	}
 	s.cache = newTTLCache[cachedKey](ttl)
 	s.sessions = newTTLCache[cachedCaller](ttl)
+	// Not a staleness matter (a token's verification does not change), but off with the
+	// others, so that a host without caches verifies every token.
+	s.tokens = newTTLCache[verifiedToken](ttl)
 	return s, nil
 }
 

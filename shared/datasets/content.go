@@ -41,7 +41,7 @@ func (h *handlers) servePage(w http.ResponseWriter, r *http.Request, d store.Dat
 	d.ColumnNames, d.RowCount = st.ColumnNames(), st.RowCount()
 	p := newRowPage(d, start, limit, maxPageBytes)
 	defer p.release()
-	var pending []store.DatasetRow
+	pending := make([]store.DatasetRow, 0, min(limit, rowChunk))
 	for row, err := range store.ContentRows(ctx, h.Table, st, int64(start), int64(start)+int64(limit)) {
 		if err != nil {
 			return err

@@ -102,6 +102,18 @@ type rowPage struct {
 	n            int     // rows in buf
 	cut          bool
 	users        map[string]*userInfo // nil: no such user (any more)
+
+	// Scratch of the encoder (page_encode.go): the value spans of the row being written,
+	// each user's JSON, the last times written.
+	spans    [][2]int
+	userJSON map[*userInfo][]byte
+	times    [2]encodedTime
+	nextTime int
+}
+
+type encodedTime struct {
+	t    time.Time
+	json []byte
 }
 
 func newRowPage(d store.Dataset, start, limit, maxBytes int) *rowPage {

@@ -28,22 +28,30 @@ func putBuf(b *[]byte) {
 	bufPool.Put(b)
 }
 
-// appendRow appends the row as rowResponse encodes it.
+// appendRow appends the row as rowResponse encodes it. Each value is encoded once: when
+// r.ValuesDict holds r.Values (as rowResponse builds it), the bytes written for "values" are
+// copied into "values_dict".
 func (p *rowPage) appendRow(b []byte, r rowResponse) ([]byte, error) {
 	b = append(b, `{"row_id":`...)
 	b = store.AppendJSONString(b, r.RowID)
 	b = append(b, `,"index":`...)
 	b = strconv.AppendInt(b, r.Index, 10)
 	b = append(b, `,"values":[`...)
+	spans := p.spans[:0]
 	var err error
 	for i, v := range r.Values {
 		if i > 0 {
 			b = append(b, ',')
 		}
+		at := len(b)
 		if b, err = appendValue(b, v); err != nil {
 			return nil, err
 		}
+		spans = append(spans, [2]int{at, len(b)})
 	}
+	p.spans = spans
+	dict := r.ValuesDict.values
+	shared := len(dict) == len(r.Values) && len(dict) > 0 && &dict[0] == &r.Values[0]
 	b = append(b, `],"values_dict":{`...)
 	for i, name := range r.ValuesDict.names {
 		if i > 0 {
@@ -51,7 +59,11 @@ func (p *rowPage) appendRow(b []byte, r rowResponse) ([]byte, error) {
 		}
 		b = store.AppendJSONString(b, name)
 		b = append(b, ':')
-		if b, err = appendValue(b, r.ValuesDict.values[i]); err != nil {
+		if shared {
+			b = append(b, b[spans[i][0]:spans[i][1]]...)
+			continue
+		}
+		if b, err = appendValue(b, dict[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -59,7 +71,7 @@ func (p *rowPage) appendRow(b []byte, r rowResponse) ([]byte, error) {
 	b = append(b, `},"metadata":{"created_in_version":`...)
 	b = strconv.AppendInt(b, m.CreatedInVersion, 10)
 	b = append(b, `,"created_at":`...)
-	if b, err = appendTime(b, m.CreatedAt); err != nil {
+	if b, err = p.appendTime(b, m.CreatedAt); err != nil {
 		return nil, err
 	}
 	b = append(b, `,"created_by_user":`...)
@@ -67,7 +79,7 @@ func (p *rowPage) appendRow(b []byte, r rowResponse) ([]byte, error) {
 	b = append(b, `,"updated_in_version":`...)
 	b = strconv.AppendInt(b, m.UpdatedInVersion, 10)
 	b = append(b, `,"updated_at":`...)
-	if b, err = appendTime(b, m.UpdatedAt); err != nil {
+	if b, err = p.appendTime(b, m.UpdatedAt); err != nil {
 		return nil, err
 	}
 	b = append(b, `,"updated_by_user":`...)
@@ -75,10 +87,15 @@ func (p *rowPage) appendRow(b []byte, r rowResponse) ([]byte, error) {
 	return append(b, `}}`...), nil
 }
 
+// appendUser appends u as userInfo encodes it; each user of the page is encoded once.
 func (p *rowPage) appendUser(b []byte, u *userInfo) []byte {
 	if u == nil {
 		return append(b, "null"...)
 	}
+	if e, ok := p.userJSON[u]; ok {
+		return append(b, e...)
+	}
+	at := len(b)
 	b = append(b, `{"id":`...)
 	b = store.AppendJSONString(b, u.ID)
 	b = append(b, `,"email":`...)
@@ -87,7 +104,32 @@ func (p *rowPage) appendUser(b []byte, u *userInfo) []byte {
 	b = store.AppendJSONString(b, u.FirstName)
 	b = append(b, `,"last_name":`...)
 	b = store.AppendJSONString(b, u.LastName)
-	return append(b, '}')
+	b = append(b, '}')
+	if p.userJSON == nil {
+		p.userJSON = map[*userInfo][]byte{}
+	}
+	p.userJSON[u] = append([]byte(nil), b[at:]...)
+	return b
+}
+
+// appendTime appends t as encoding/json does. The rows of a page mostly share their times
+// (a batch of rows is stamped once): the last two are kept encoded. Equal Time values
+// (same instant, same location) encode to the same bytes.
+func (p *rowPage) appendTime(b []byte, t time.Time) ([]byte, error) {
+	for i := range p.times {
+		if c := &p.times[i]; c.json != nil && c.t == t {
+			return append(b, c.json...), nil
+		}
+	}
+	at := len(b)
+	b, err := appendTime(b, t)
+	if err != nil {
+		return nil, err
+	}
+	c := &p.times[p.nextTime]
+	c.t, c.json = t, append(c.json[:0], b[at:]...)
+	p.nextTime = (p.nextTime + 1) % len(p.times)
+	return b, nil
 }
 
 // appendValue appends a dataset value (a string, a number, an object of them, null);

@@ -33,16 +33,31 @@ func TestRowEncodingMatchesEncodingJSON(t *testing.T) {
 		}
 		return true
 	}
-	users := []*userInfo{nil, {ID: "u1", Email: "a@b.c", FirstName: str(), LastName: str()}}
+	// A page encodes each user and each recent time once, and copies a value's bytes from
+	// "values" to "values_dict": users, times and value lists repeat across rows here, with
+	// equal instants in other locations and dicts that are not the values' slice.
+	users := []*userInfo{nil, {ID: "u1", Email: "a@b.c", FirstName: str(), LastName: str()},
+		{ID: "u2", Email: "<x>@y", FirstName: str(), LastName: str()}}
+	at := time.Unix(r.Int63n(4e9), r.Int63n(1e9))
+	times := []time.Time{at.UTC(), at.In(time.FixedZone("", -3600)), at.In(time.FixedZone("", 3600)), at.Add(time.Nanosecond).UTC()}
+	when := func() time.Time {
+		if r.Intn(3) == 0 {
+			return time.Unix(r.Int63n(4e9), r.Int63n(1e9)).UTC()
+		}
+		return times[r.Intn(len(times))]
+	}
 	d := store.Dataset{ColumnNames: []string{"in<put>", "out\"put", "m"}}
 	p := newRowPage(d, 0, 10, maxPageBytes)
 	defer p.release()
 	for i := range 500 {
 		row := rowResponse{RowID: str(), Index: r.Int63n(1e6), Values: []any{value(), value(), value()},
-			Metadata: rowMetadata{CreatedInVersion: int64(i), CreatedAt: time.Unix(r.Int63n(4e9), r.Int63n(1e9)).UTC(),
-				CreatedByUser: users[r.Intn(2)], UpdatedInVersion: 7,
-				UpdatedAt: time.Unix(r.Int63n(4e9), 0).In(time.FixedZone("", -3600)), UpdatedByUser: users[r.Intn(2)]}}
+			Metadata: rowMetadata{CreatedInVersion: int64(i), CreatedAt: when(),
+				CreatedByUser: users[r.Intn(len(users))], UpdatedInVersion: 7,
+				UpdatedAt: when(), UpdatedByUser: users[r.Intn(len(users))]}}
 		row.ValuesDict = valuesDict{names: d.ColumnNames, values: row.Values}
+		if i%5 == 0 { // a dict of its own: encoded on its own
+			row.ValuesDict.values = []any{value(), value(), value()}
+		}
 		want, err := encode(row)
 		if err != nil {
 			t.Fatal(err)

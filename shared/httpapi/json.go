@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/evalobs/evalapi/shared/validate"
 )
@@ -20,8 +21,9 @@ const MaxBody = 1 << 20
 // escaping, UTF-8 as is. It always writes the status, so the Lambda adapter never sees a
 // response without one.
 func WriteJSON(w http.ResponseWriter, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	buf := jsonBufs.Get().(*bytes.Buffer)
+	defer putJSONBuf(buf)
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		status = http.StatusInternalServerError
@@ -34,6 +36,18 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
+}
+
+// jsonBufs are WriteJSON's buffers: a response is encoded into one and copied out by the
+// ResponseWriter's Write (net/http, the Lambda adapter and the recorders all copy).
+var jsonBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+func putJSONBuf(b *bytes.Buffer) {
+	if b.Cap() > 1<<20 { // let a rare large answer's buffer go
+		return
+	}
+	b.Reset()
+	jsonBufs.Put(b)
 }
 
 // ReadBody reads the request body up to limit bytes (MaxBody when limit is 0); a larger

@@ -117,8 +117,9 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				WriteJSON(rec, http.StatusInternalServerError, map[string]string{"detail": "Internal Server Error"})
 			}
 		}
-		rt.log.InfoContext(r.Context(), "request", "request_id", id, "method", r.Method, "route", routeOf(r),
-			"status", rec.status, "latency_ms", float64(time.Since(start).Microseconds())/1000)
+		rt.log.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("request_id", id), slog.String("method", r.Method),
+			slog.String("route", routeOf(r)), slog.Int("status", rec.status),
+			slog.Float64("latency_ms", float64(time.Since(start).Microseconds())/1000))
 	}()
 	r.Body = http.MaxBytesReader(rec, r.Body, MaxBody*16)
 	if _, pattern := rt.mux.Handler(r); pattern == "" {

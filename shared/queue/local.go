@@ -71,6 +71,7 @@ type Local struct {
 	cancel  context.CancelFunc
 	done    sync.WaitGroup
 	timerAt time.Time // when the pending wake-up timer fires (zero: none)
+	passes  int       // of take over the messages: tests hold idle consumers to waiting
 }
 
 var _ Sender = (*Local)(nil)
@@ -186,9 +187,10 @@ func (q *Local) take() []*localMsg {
 		if q.closed {
 			return nil
 		}
+		q.passes++
 		now := time.Now()
 		var batch []*localMsg
-		next := time.Time{}
+		next, dead := time.Time{}, false
 		keep := q.msgs[:0]
 		for _, m := range q.msgs {
 			if m.inFlight || m.visibleAt.After(now) {
@@ -205,6 +207,7 @@ func (q *Local) take() []*localMsg {
 			if m.receives >= q.opts.MaxReceiveCount { // the redrive policy
 				q.dead = append(q.dead, Message{ID: m.id, Body: m.body, ReceiveCount: m.receives})
 				q.opts.Log.Warn("message moved to the dead-letter list", "message_id", m.id, "receives", m.receives)
+				dead = true
 				continue
 			}
 			m.receives++
@@ -219,7 +222,12 @@ func (q *Local) take() []*localMsg {
 			q.peak = max(q.peak, q.running)
 			return batch
 		}
-		q.wake.Broadcast() // dead-lettering may have emptied the queue
+		if dead {
+			// Wait may be waiting for the queue to empty. Only then: every consumer that
+			// finds nothing passes here, and a broadcast each time would wake the others
+			// into the same pass, for ever (the consumers spun a core while idle).
+			q.wake.Broadcast()
+		}
 		if !next.IsZero() && (q.timerAt.IsZero() || next.Before(q.timerAt)) {
 			at := next
 			q.timerAt = at

@@ -130,3 +130,28 @@ func TestDelayAndPanic(t *testing.T) {
 		t.Errorf("calls %d, dead %d: the panicked batch should be delivered again", calls.Load(), len(q.Dead()))
 	}
 }
+
+// TestIdleConsumersWait: consumers of an empty queue wait for a send instead of waking one
+// another (each used to broadcast on finding nothing, which kept a core busy while idle).
+func TestIdleConsumersWait(t *testing.T) {
+	q := NewLocal(Options{MaxConcurrency: 4})
+	q.Start(func(context.Context, []Message) []string { return nil })
+	defer q.Close()
+	passes := func() int {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		return q.passes
+	}
+	for passes() < 4 { // each consumer has looked once
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if n := passes(); n != 4 {
+		t.Errorf("4 idle consumers made %d passes over the empty queue, want 4 (one each, then wait)", n)
+	}
+	// And a send still wakes them.
+	if err := q.Send(context.Background(), bodies(3), 0); err != nil {
+		t.Fatal(err)
+	}
+	waitEmpty(t, q)
+}

@@ -61,6 +61,7 @@ func segmentItem(datasetID, orgID, seg string, rows []DatasetRow) Item {
 func rowsOfSegment(it Item) ([]DatasetRow, error) {
 	list, _ := it["rows"].([]any)
 	out := make([]DatasetRow, len(list))
+	var times timeAttrs
 	for i, e := range list {
 		m, ok := e.(map[string]any)
 		if !ok {
@@ -75,8 +76,8 @@ func rowsOfSegment(it Item) ([]DatasetRow, error) {
 		r.CreatedBy, _ = m["cb"].(string)
 		r.UpdatedBy, _ = m["ub"].(string)
 		var err1, err2 error
-		r.CreatedAt, err1 = parseTimeAttr(m["ca"])
-		r.UpdatedAt, err2 = parseTimeAttr(m["ua"])
+		r.CreatedAt, err1 = times.parse(m["ca"])
+		r.UpdatedAt, err2 = times.parse(m["ua"])
 		good[4] = err1 == nil && err2 == nil
 		for _, g := range good {
 			if !g {
@@ -91,6 +92,25 @@ func rowsOfSegment(it Item) ([]DatasetRow, error) {
 func parseTimeAttr(v any) (time.Time, error) {
 	s, _ := v.(string)
 	return time.Parse(time.RFC3339Nano, s)
+}
+
+// timeAttrs parses the time attributes of a segment's rows, which mostly repeat (rows added
+// together are stamped once): the last text parsed is not parsed again.
+type timeAttrs struct {
+	last string
+	t    time.Time
+}
+
+func (c *timeAttrs) parse(v any) (time.Time, error) {
+	s, _ := v.(string)
+	if s != "" && s == c.last {
+		return c.t, nil
+	}
+	t, err := parseTimeAttr(v)
+	if err == nil {
+		c.last, c.t = s, t
+	}
+	return t, err
 }
 
 // segmentRowOverhead is what a row takes in a segment item besides its values.

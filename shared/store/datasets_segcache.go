@@ -1,0 +1,96 @@
+package store
+
+import (
+	"context"
+	"sync"
+)
+
+// Segments are never rewritten (datasets.go: an edit writes new segments under new ids), so
+// the rows that one strongly consistent read of a segment returned are the rows every later
+// read of it returns. ContentRows keeps the rows of the segments it read in a process-wide
+// cache, bounded in bytes, so that reading a page of a version again costs neither the
+// segments' read nor their decoding (which was half of a 100-row page's CPU): on Lambda an
+// instance answers later reads of the same version from memory. What is read is still
+// decided afresh by each request: the dataset's META (its version and manifest) is read
+// strongly consistently before its content, so a deleted dataset's segments are never
+// reached, and a new version names new segments. Writers never read through the cache
+// (an edit reads its segments with readSegments).
+
+// segmentCacheBytes bounds the cache: the sizes of the rows it holds, as DatasetRowSize
+// counts them plus segmentRowOverhead per row (about the items' sizes).
+const segmentCacheBytes = 32 << 20
+
+var contentCache = segmentCache{max: segmentCacheBytes}
+
+// segmentCache holds decoded segments by dataset and segment id. A full cache starts over,
+// as the credential caches do: simpler than an LRU, and a miss costs one read.
+type segmentCache struct {
+	max int // bytes; 0 caches nothing
+
+	mu   sync.Mutex
+	size int
+	m    map[string]cachedSegment
+}
+
+type cachedSegment struct {
+	rows []DatasetRow // read only: shared by every reader
+	size int
+}
+
+func segmentCacheKey(datasetID, seg string) string { return datasetID + "/" + seg }
+
+func (c *segmentCache) get(key string) ([]DatasetRow, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, ok := c.m[key]
+	return s.rows, ok
+}
+
+func (c *segmentCache) put(key string, rows []DatasetRow) {
+	size := 0
+	for _, r := range rows {
+		size += DatasetRowSize(r.Values) + segmentRowOverhead
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if size > c.max {
+		return
+	}
+	if _, ok := c.m[key]; ok {
+		return
+	}
+	if c.m == nil || c.size+size > c.max {
+		c.m, c.size = map[string]cachedSegment{}, 0
+	}
+	c.m[key] = cachedSegment{rows: rows, size: size}
+	c.size += size
+}
+
+// cachedSegments is readSegments through the cache: the segments of entries it lacks are
+// read in one batch read and kept. The rows returned are shared: read only.
+func cachedSegments(ctx context.Context, t Table, id string, entries []SegmentRef) (map[string][]DatasetRow, error) {
+	out := make(map[string][]DatasetRow, len(entries))
+	var missing []SegmentRef
+	for _, e := range entries {
+		if _, done := out[e.Seg]; done {
+			continue
+		}
+		if rows, ok := contentCache.get(segmentCacheKey(id, e.Seg)); ok {
+			out[e.Seg] = rows
+		} else {
+			missing = append(missing, e)
+		}
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	read, err := readSegments(ctx, t, id, missing)
+	if err != nil {
+		return nil, err
+	}
+	for seg, rows := range read {
+		contentCache.put(segmentCacheKey(id, seg), rows)
+		out[seg] = rows
+	}
+	return out, nil
+}
