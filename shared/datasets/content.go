@@ -42,7 +42,7 @@ func (h *handlers) servePage(w http.ResponseWriter, r *http.Request, d store.Dat
 	p := newRowPage(d, start, limit, maxPageBytes)
 	defer p.release()
 	pending := make([]store.DatasetRow, 0, min(limit, rowChunk))
-	for row, err := range store.ContentRows(ctx, h.Table, st, int64(start), int64(start)+int64(limit)) {
+	for row, err := range h.Segments.ContentRows(ctx, h.Table, st, int64(start), int64(start)+int64(limit)) {
 		if err != nil {
 			return err
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/payload"
+	"github.com/evalobs/evalapi/shared/store"
 )
 
 // Deps is what the group needs.
@@ -22,6 +23,9 @@ type Deps struct {
 	// Payloads holds the large contents of logged records (copy_record_data reads them);
 	// nil is memory (tests).
 	Payloads payload.Store
+	// Segments keeps the content segments that pages read (store.SegmentCache); nil reads
+	// them every time.
+	Segments *store.SegmentCache
 }
 
 // Register mounts the group's operations on rt, each behind authentication.

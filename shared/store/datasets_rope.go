@@ -110,11 +110,17 @@ const rowsPerRead = 10
 // ContentRows yields the rows of the version st with start <= index < end, in index order,
 // their values in the version's column order. Segments are read a few at a time, as the
 // caller consumes rows; a page costs the segments it spans at any offset, and a caller that
-// stops early reads no further. Reads are strongly consistent; segments read before come
-// from the process's cache of them (datasets_segcache.go). A row's Values slice is the
-// caller's; values nested in it (objects, lists) may be shared with other readers: read
-// them only.
+// stops early reads no further. Reads are strongly consistent (SegmentCache.ContentRows
+// keeps the segments it read). A row's Values slice is the caller's; values nested in it
+// (objects, lists) may be shared with other readers of a cache: read them only.
 func ContentRows(ctx context.Context, t Table, st ContentState, start, end int64) iter.Seq2[DatasetRow, error] {
+	return contentRows(ctx, t, st, start, end, readSegments)
+}
+
+// segmentReader reads the segments of entries of dataset id, by segment id.
+type segmentReader func(ctx context.Context, t Table, id string, entries []SegmentRef) (map[string][]DatasetRow, error)
+
+func contentRows(ctx context.Context, t Table, st ContentState, start, end int64, read segmentReader) iter.Seq2[DatasetRow, error] {
 	return func(yield func(DatasetRow, error) bool) {
 		end = min(end, st.RowCount())
 		if start < 0 || start >= end {
@@ -128,7 +134,7 @@ func ContentRows(ctx context.Context, t Table, st ContentState, start, end int64
 		}
 		for i := first; i < len(st.Manifest) && at < end; {
 			group := st.Manifest[i:min(i+rowsPerRead, len(st.Manifest))]
-			segs, err := cachedSegments(ctx, t, st.DatasetID, group)
+			segs, err := read(ctx, t, st.DatasetID, group)
 			if err != nil {
 				yield(DatasetRow{}, err)
 				return

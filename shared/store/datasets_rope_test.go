@@ -24,11 +24,7 @@ func contentOf(t *testing.T, tbl store.Table, st store.ContentState) []string {
 		if r.Index != int64(len(out)) {
 			t.Fatalf("row %d has index %d", len(out), r.Index)
 		}
-		parts := make([]string, len(r.Values))
-		for i, v := range r.Values {
-			parts[i] = fmt.Sprint(v)
-		}
-		out = append(out, strings.Join(parts, " "))
+		out = append(out, rowText(r))
 	}
 	return out
 }
@@ -241,4 +237,13 @@ func TestDatasetStaleLocator(t *testing.T) {
 			t.Errorf("an unknown row: %v", err)
 		}
 	})
+}
+
+// rowText is a row's values joined by spaces.
+func rowText(r store.DatasetRow) string {
+	parts := make([]string, len(r.Values))
+	for i, v := range r.Values {
+		parts[i] = fmt.Sprint(v)
+	}
+	return strings.Join(parts, " ")
 }

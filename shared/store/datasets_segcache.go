@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"iter"
 	"sync"
 )
 
@@ -10,21 +11,22 @@ import (
 // read of it returns. ContentRows keeps the rows of the segments it read in a process-wide
 // cache, bounded in bytes, so that reading a page of a version again costs neither the
 // segments' read nor their decoding (which was half of a 100-row page's CPU): on Lambda an
-// instance answers later reads of the same version from memory. What is read is still
+// instance answers later reads of the same version from memory. The cache is built by the
+// process (groups.Datasets, once per function instance) and handed to the readers that
+// serve pages; other readers (copies, experiment runs) read through ContentRows, uncached. What is read is still
 // decided afresh by each request: the dataset's META (its version and manifest) is read
 // strongly consistently before its content, so a deleted dataset's segments are never
 // reached, and a new version names new segments. Writers never read through the cache
 // (an edit reads its segments with readSegments).
 
-// segmentCacheBytes bounds the cache: the sizes of the rows it holds, as DatasetRowSize
-// counts them plus segmentRowOverhead per row (about the items' sizes).
-const segmentCacheBytes = 32 << 20
+// DefaultSegmentCacheBytes bounds a cache: the sizes of the rows it holds, as
+// DatasetRowSize counts them plus segmentRowOverhead per row (about the items' sizes).
+const DefaultSegmentCacheBytes = 32 << 20
 
-var contentCache = segmentCache{max: segmentCacheBytes}
-
-// segmentCache holds decoded segments by dataset and segment id. A full cache starts over,
-// as the credential caches do: simpler than an LRU, and a miss costs one read.
-type segmentCache struct {
+// SegmentCache holds decoded segments by dataset and segment id. A full cache starts over,
+// as the credential caches do: simpler than an LRU, and a miss costs one read. Safe for
+// concurrent use; a nil *SegmentCache caches nothing.
+type SegmentCache struct {
 	max int // bytes; 0 caches nothing
 
 	mu   sync.Mutex
@@ -39,14 +41,17 @@ type cachedSegment struct {
 
 func segmentCacheKey(datasetID, seg string) string { return datasetID + "/" + seg }
 
-func (c *segmentCache) get(key string) ([]DatasetRow, bool) {
+// NewSegmentCache returns an empty cache of at most maxBytes of rows.
+func NewSegmentCache(maxBytes int) *SegmentCache { return &SegmentCache{max: maxBytes} }
+
+func (c *SegmentCache) get(key string) ([]DatasetRow, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s, ok := c.m[key]
 	return s.rows, ok
 }
 
-func (c *segmentCache) put(key string, rows []DatasetRow) {
+func (c *SegmentCache) put(key string, rows []DatasetRow) {
 	size := 0
 	for _, r := range rows {
 		size += DatasetRowSize(r.Values) + segmentRowOverhead
@@ -66,16 +71,24 @@ func (c *segmentCache) put(key string, rows []DatasetRow) {
 	c.size += size
 }
 
-// cachedSegments is readSegments through the cache: the segments of entries it lacks are
-// read in one batch read and kept. The rows returned are shared: read only.
-func cachedSegments(ctx context.Context, t Table, id string, entries []SegmentRef) (map[string][]DatasetRow, error) {
+// ContentRows is store.ContentRows through the cache.
+func (c *SegmentCache) ContentRows(ctx context.Context, t Table, st ContentState, start, end int64) iter.Seq2[DatasetRow, error] {
+	return contentRows(ctx, t, st, start, end, c.segments)
+}
+
+// segments is readSegments through the cache: the segments of entries it lacks are read in
+// one batch read and kept. The rows returned are shared: read only.
+func (c *SegmentCache) segments(ctx context.Context, t Table, id string, entries []SegmentRef) (map[string][]DatasetRow, error) {
+	if c == nil {
+		return readSegments(ctx, t, id, entries)
+	}
 	out := make(map[string][]DatasetRow, len(entries))
 	var missing []SegmentRef
 	for _, e := range entries {
 		if _, done := out[e.Seg]; done {
 			continue
 		}
-		if rows, ok := contentCache.get(segmentCacheKey(id, e.Seg)); ok {
+		if rows, ok := c.get(segmentCacheKey(id, e.Seg)); ok {
 			out[e.Seg] = rows
 		} else {
 			missing = append(missing, e)
@@ -89,7 +102,7 @@ func cachedSegments(ctx context.Context, t Table, id string, entries []SegmentRe
 		return nil, err
 	}
 	for seg, rows := range read {
-		contentCache.put(segmentCacheKey(id, seg), rows)
+		c.put(segmentCacheKey(id, seg), rows)
 		out[seg] = rows
 	}
 	return out, nil

@@ -13,7 +13,7 @@ func TestSegmentCacheBound(t *testing.T) {
 		return out
 	}
 	one := DatasetRowSize([]any{"0123456789"}) + segmentRowOverhead
-	c := segmentCache{max: 10 * one}
+	c := NewSegmentCache(10 * one)
 	c.put("a", rows(4))
 	c.put("b", rows(4))
 	if _, ok := c.get("a"); !ok || c.size != 8*one {
@@ -29,9 +29,10 @@ func TestSegmentCacheBound(t *testing.T) {
 	if a || !cc || c.size != 4*one {
 		t.Errorf("after c, which does not fit: a cached %v, c cached %v, size %d rows; want only c", a, cc, c.size/one)
 	}
-	off := segmentCache{}
+	off := NewSegmentCache(0)
 	off.put("a", rows(1))
 	if _, ok := off.get("a"); ok {
 		t.Error("a cache of max 0 kept a segment")
 	}
 }
+

@@ -22,6 +22,7 @@ import (
 	"github.com/evalobs/evalapi/shared/projects"
 	"github.com/evalobs/evalapi/shared/scorers"
 	"github.com/evalobs/evalapi/shared/signals"
+	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/traces"
 )
 
@@ -80,7 +81,8 @@ func Integrations(rt *httpapi.Router, d app.Deps) {
 
 // Datasets serves datasets, their content and sharing.
 func Datasets(rt *httpapi.Router, d app.Deps) {
-	datasets.Register(rt, datasets.Deps{Deps: d.Base(), Payloads: d.Payloads})
+	datasets.Register(rt, datasets.Deps{Deps: d.Base(), Payloads: d.Payloads,
+		Segments: store.NewSegmentCache(store.DefaultSegmentCacheBytes)})
 }
 
 // Scorers serves scorers and their versions.
