@@ -224,23 +224,10 @@ func Marshal(v any) (Item, error) {
 	return Item(n.(map[string]any)), nil
 }
 
-// Unmarshal fills a record struct (with json tags) from an item. The item is written as
-// JSON by appendJSON (no reflection, no sorting of keys, a pooled buffer) for encoding/json
-// to read into the struct.
+// Unmarshal fills a record struct (with json tags) from an item, as encoding/json would from
+// the item's JSON, without the JSON (codec.go).
 func Unmarshal(it Item, v any) error {
-	buf := jsonBufs.Get().(*[]byte)
-	defer func() {
-		if cap(*buf) <= 1<<20 {
-			*buf = (*buf)[:0]
-			jsonBufs.Put(buf)
-		}
-	}()
-	b, err := appendJSONObject((*buf)[:0], it)
-	*buf = b
-	if err != nil {
-		return fmt.Errorf("store: unmarshal into %T: %w", v, err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
+	if err := decodeInto(it, v); err != nil {
 		return fmt.Errorf("store: unmarshal into %T: %w", v, err)
 	}
 	return nil

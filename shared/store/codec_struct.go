@@ -1,0 +1,209 @@
+package store
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode"
+)
+
+// structField is a field a struct's JSON names: its index path (through embedded structs,
+// never through a pointer) and its decoder.
+type structField struct {
+	name  string
+	index []int
+	dec   decodeFunc
+}
+
+// structPlan decodes an object into a struct.
+type structPlan struct {
+	typ    reflect.Type
+	fields []structField  // in index order
+	exact  map[string]int // name -> position in fields
+	folded sync.Map       // other keys met -> position in fields, or -1
+	nfold  atomic.Int32   // keys in folded: at most maxFolded are remembered
+}
+
+// maxFolded bounds the keys a plan remembers: an item's other attributes (key, entity, index
+// keys) are few, and a record with many unknown keys is matched afresh each time.
+const maxFolded = 64
+
+// structDecoder plans t's fields as encoding/json finds them (typeFields, dominantField);
+// errUnplanned for what it leaves to encoding/json whole: an embedded pointer, a ",string"
+// field, the same struct embedded twice at one depth.
+func structDecoder(t reflect.Type) (decodeFunc, error) {
+	type cand struct {
+		structField
+		depth  int
+		tagged bool
+	}
+	var cands []cand
+	level := []struct {
+		typ   reflect.Type
+		index []int
+	}{{t, nil}}
+	visited := map[reflect.Type]bool{}
+	for depth := 0; len(level) > 0; depth++ {
+		next := level[:0:0]
+		seen := map[reflect.Type]bool{}
+		for _, l := range level {
+			if visited[l.typ] {
+				continue
+			}
+			visited[l.typ] = true
+			for i := range l.typ.NumField() {
+				sf := l.typ.Field(i)
+				ft := sf.Type
+				if sf.Anonymous {
+					if ft.Kind() == reflect.Pointer {
+						return nil, errUnplanned
+					}
+					if !sf.IsExported() && ft.Kind() != reflect.Struct {
+						continue
+					}
+				} else if !sf.IsExported() {
+					continue
+				}
+				tag := sf.Tag.Get("json")
+				if tag == "-" {
+					continue
+				}
+				name, opts, _ := strings.Cut(tag, ",")
+				if !validTag(name) {
+					name = ""
+				}
+				if slices.Contains(strings.Split(opts, ","), "string") {
+					return nil, errUnplanned
+				}
+				index := append(slices.Clip(l.index), i)
+				if name != "" || !sf.Anonymous || ft.Kind() != reflect.Struct {
+					tagged := name != ""
+					if name == "" {
+						name = sf.Name
+					}
+					cands = append(cands, cand{structField{name: name, index: index}, depth, tagged})
+					continue
+				}
+				if seen[ft] {
+					return nil, errUnplanned
+				}
+				seen[ft] = true
+				next = append(next, struct {
+					typ   reflect.Type
+					index []int
+				}{ft, index})
+			}
+		}
+		level = next
+	}
+	// Dominant fields: per name, the shallowest; among several there, the one tagged field,
+	// or none.
+	byName := map[string][]cand{}
+	for _, c := range cands {
+		byName[c.name] = append(byName[c.name], c)
+	}
+	p := &structPlan{typ: t, exact: map[string]int{}}
+	for _, c := range cands {
+		group := byName[c.name]
+		minDepth := slices.MinFunc(group, func(a, b cand) int { return a.depth - b.depth }).depth
+		var top []cand
+		for _, g := range group {
+			if g.depth == minDepth {
+				top = append(top, g)
+			}
+		}
+		if len(top) > 1 {
+			var tagged []cand
+			for _, g := range top {
+				if g.tagged {
+					tagged = append(tagged, g)
+				}
+			}
+			if len(tagged) != 1 {
+				continue
+			}
+			top = tagged
+		}
+		if !slices.Equal(top[0].index, c.index) {
+			continue
+		}
+		p.fields = append(p.fields, c.structField)
+	}
+	slices.SortFunc(p.fields, func(a, b structField) int { return slices.Compare(a.index, b.index) })
+	for i := range p.fields {
+		f := &p.fields[i]
+		f.dec = decoderOf(t.FieldByIndex(f.index).Type)
+		p.exact[f.name] = i
+	}
+	return p.decode, nil
+}
+
+// validTag is encoding/json's isValidTag.
+func validTag(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		switch {
+		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c):
+		case !unicode.IsLetter(c) && !unicode.IsDigit(c):
+			return false
+		}
+	}
+	return true
+}
+
+// field returns the position of the field key names: its exact name, else the first whose
+// name equals it under case folding, as encoding/json matches (remembered per key).
+func (p *structPlan) field(key string) int {
+	if i, ok := p.exact[key]; ok {
+		return i
+	}
+	if i, ok := p.folded.Load(key); ok {
+		return i.(int)
+	}
+	at := -1
+	for i, f := range p.fields {
+		if strings.EqualFold(f.name, key) {
+			at = i
+			break
+		}
+	}
+	if p.nfold.Add(1) <= maxFolded {
+		p.folded.Store(key, at)
+	}
+	return at
+}
+
+func (p *structPlan) decode(x any, v reflect.Value) error {
+	var m map[string]any
+	switch y := x.(type) {
+	case nil:
+		return nil
+	case map[string]any:
+		m = y
+	case Item:
+		m = y
+	default:
+		return typeError("non-object", x, p.typ)
+	}
+	for k, e := range m {
+		i := p.field(k)
+		if i < 0 {
+			continue
+		}
+		f := &p.fields[i]
+		fv := v
+		if len(f.index) == 1 {
+			fv = v.Field(f.index[0])
+		} else {
+			fv = v.FieldByIndex(f.index)
+		}
+		if err := f.dec(e, fv); err != nil {
+			return err
+		}
+	}
+	return nil
+}
