@@ -35,4 +35,3 @@ func TestSegmentCacheBound(t *testing.T) {
 		t.Error("a cache of max 0 kept a segment")
 	}
 }
-
