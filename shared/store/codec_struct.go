@@ -22,8 +22,10 @@ type structPlan struct {
 	typ    reflect.Type
 	fields []structField  // in index order
 	exact  map[string]int // name -> position in fields
-	folded sync.Map       // other keys met -> position in fields, or -1
-	nfold  atomic.Int32   // keys in folded: at most maxFolded are remembered
+	// folded maps the other keys met to a position in fields, or -1: a map replaced whole
+	// when a key is added (few keys, read on every item; a sync.Map's hashing cost more).
+	folded atomic.Pointer[map[string]int]
+	mu     sync.Mutex // serialises additions to folded
 }
 
 // maxFolded bounds the keys a plan remembers: an item's other attributes (key, entity, index
@@ -161,8 +163,10 @@ func (p *structPlan) field(key string) int {
 	if i, ok := p.exact[key]; ok {
 		return i
 	}
-	if i, ok := p.folded.Load(key); ok {
-		return i.(int)
+	if m := p.folded.Load(); m != nil {
+		if i, ok := (*m)[key]; ok {
+			return i
+		}
 	}
 	at := -1
 	for i, f := range p.fields {
@@ -171,8 +175,16 @@ func (p *structPlan) field(key string) int {
 			break
 		}
 	}
-	if p.nfold.Add(1) <= maxFolded {
-		p.folded.Store(key, at)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	old := p.folded.Load()
+	if old == nil || len(*old) < maxFolded {
+		m := make(map[string]int, 1+len(ptrMap(old)))
+		for k, v := range ptrMap(old) {
+			m[k] = v
+		}
+		m[key] = at
+		p.folded.Store(&m)
 	}
 	return at
 }
@@ -206,4 +218,11 @@ func (p *structPlan) decode(x any, v reflect.Value) error {
 		}
 	}
 	return nil
+}
+
+func ptrMap(m *map[string]int) map[string]int {
+	if m == nil {
+		return nil
+	}
+	return *m
 }
