@@ -43,6 +43,9 @@ const limit = 1e20
 // FromInt returns n.
 func FromInt(n int64) Value { return mulSmall(fromInt64(n), 1_000_000_000) }
 
+// FromMillionths returns n·10⁻⁶.
+func FromMillionths(n int64) Value { return mulSmall(fromInt64(n), 1000) }
+
 // FromFloat returns f rounded half to even to Places decimal places.
 func FromFloat(f float64) (Value, error) {
 	if math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) > limit {
@@ -119,6 +122,60 @@ func fastParse(b []byte) (Value, bool) {
 // Parse reads a decimal number in JSON's number syntax (exponent allowed), rounded half to
 // even to Places decimal places.
 func Parse(s string) (Value, error) {
+	if v, ok := plainParse(s); ok {
+		return v, nil
+	}
+	return parseBig(s)
+}
+
+// plainParse reads [-]digits[.digits], the form String writes, without allocating, when it
+// has at most Places decimals and its count of billionths fits an int64; ok is false
+// otherwise (parseBig takes over, and answers the same: TestParseFastPathMatchesBig).
+func plainParse(s string) (Value, bool) {
+	neg := len(s) > 0 && s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	var n int64
+	nd, frac := 0, -1
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '.' {
+			if frac >= 0 {
+				return Value{}, false
+			}
+			frac = 0
+			continue
+		}
+		if c < '0' || c > '9' {
+			return Value{}, false
+		}
+		if frac >= 0 {
+			if frac++; frac > Places {
+				return Value{}, false
+			}
+		}
+		if nd++; nd > 18 {
+			return Value{}, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if nd == 0 {
+		return Value{}, false
+	}
+	shift := Places - max(frac, 0)
+	if nd+shift > 18 {
+		return Value{}, false
+	}
+	n *= pow10[shift]
+	if neg {
+		n = -n
+	}
+	return fromInt64(n), true
+}
+
+// parseBig is Parse for any number of JSON's syntax, by math/big.
+func parseBig(s string) (Value, error) {
 	mant, exp := s, 0
 	if i := strings.IndexAny(s, "eE"); i >= 0 {
 		e, err := strconv.Atoi(s[i+1:])
@@ -254,12 +311,19 @@ func (a Value) Limbs() [3]int64 {
 	return [3]int64{l0, l1, l2}
 }
 
-// FromLimbs rebuilds a Value from sums of Limbs.
+// FromLimbs rebuilds a Value from sums of Limbs: l[2]·2^54 + l[1]·2^27 + l[0] in 128-bit
+// arithmetic, which int64 limbs cannot overflow (|l[2]·2^54| < 2^117).
 func FromLimbs(l [3]int64) (Value, error) {
-	n := new(big.Int).Lsh(big.NewInt(l[2]), 54)
-	n.Add(n, new(big.Int).Lsh(big.NewInt(l[1]), 27))
-	n.Add(n, big.NewInt(l[0]))
-	return fromBig(n)
+	v, err := shl(fromInt64(l[2]), 54).Add(shl(fromInt64(l[1]), 27))
+	if err != nil {
+		return Value{}, err
+	}
+	return v.Add(fromInt64(l[0]))
+}
+
+// shl returns a·2^n for 0 < n < 64 (no overflow for the inputs used here).
+func shl(a Value, n uint) Value {
+	return Value{hi: a.hi<<n | int64(a.lo>>(64-n)), lo: a.lo << n}
 }
 
 func fromInt64(n int64) Value {

@@ -153,3 +153,93 @@ func TestFastParseAgrees(t *testing.T) {
 		}
 	}
 }
+
+// fromLimbsBig is FromLimbs as it was, by math/big: the reference.
+func fromLimbsBig(l [3]int64) (Value, error) {
+	n := new(big.Int).Lsh(big.NewInt(l[2]), 54)
+	n.Add(n, new(big.Int).Lsh(big.NewInt(l[1]), 27))
+	n.Add(n, big.NewInt(l[0]))
+	return fromBig(n)
+}
+
+// FromLimbs in 128-bit arithmetic rebuilds what math/big does, on limbs of every sign and
+// size, and on the limbs of random values.
+func TestFromLimbsMatchesBig(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	edges := []int64{0, 1, -1, 1<<27 - 1, 1 << 27, math.MaxInt64, math.MinInt64, 1 << 40, -(1 << 40)}
+	var cases [][3]int64
+	for _, a := range edges {
+		for _, b := range edges {
+			for _, c := range edges {
+				cases = append(cases, [3]int64{a, b, c})
+			}
+		}
+	}
+	for range 20000 {
+		cases = append(cases, [3]int64{rng.Int64() >> rng.IntN(64), -rng.Int64() >> rng.IntN(64), rng.Int64() >> rng.IntN(64)})
+		v, _ := FromFloat(rng.NormFloat64() * math.Pow(10, float64(rng.IntN(16))))
+		cases = append(cases, v.Limbs())
+	}
+	for _, l := range cases {
+		want, errW := fromLimbsBig(l)
+		got, errG := FromLimbs(l)
+		if got != want || (errW == nil) != (errG == nil) {
+			t.Fatalf("FromLimbs(%v) = %v, %v; math/big: %v, %v", l, got, errG, want, errW)
+		}
+	}
+}
+
+// Parse's fast path answers as the math/big path on every text it takes, and leaves the
+// rest to it.
+func TestParseFastPathMatchesBig(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	texts := []string{"0", "-0", "1", "-1", "1.", ".5", "-.5", ".", "-", "", "1.2.3", "+1", "1e3", "0.000000001",
+		"0.0000000005", "0.0000000015", "999999999.999999999", "9999999999.999999999", "123456789012345678",
+		"1234567890123456789", "000000000000000000001", "1.1234567891", "-12.5", "1_0", " 1", "1 "}
+	for range 50000 {
+		digits := func(n int) string {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = byte('0' + rng.IntN(10))
+			}
+			return string(b)
+		}
+		intPart, frac := digits(1+rng.IntN(12)), digits(rng.IntN(11))
+		s := intPart
+		if rng.IntN(3) > 0 {
+			s += "." + frac
+		}
+		if rng.IntN(2) == 0 {
+			s = "-" + s
+		}
+		texts = append(texts, s)
+	}
+	fast := 0
+	for _, s := range texts {
+		want, errW := parseBig(s)
+		got, errG := Parse(s)
+		if got != want || (errW == nil) != (errG == nil) {
+			t.Fatalf("Parse(%q) = %v, %v; math/big: %v, %v", s, got, errG, want, errW)
+		}
+		if _, ok := plainParse(s); ok {
+			fast++
+		}
+	}
+	if fast < len(texts)/2 {
+		t.Fatalf("the fast path took %d of %d texts", fast, len(texts))
+	}
+}
+
+func TestFromMillionths(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	ns := []int64{0, 1, -1, 999_999, 1_000_000, math.MaxInt64, math.MinInt64 + 1}
+	for range 10000 {
+		ns = append(ns, rng.Int64()>>rng.IntN(64)*int64(1-2*rng.IntN(2)))
+	}
+	for _, n := range ns {
+		want, err := Parse(strconv.FormatInt(n, 10) + "e-6")
+		if got := FromMillionths(n); err != nil || got != want {
+			t.Fatalf("FromMillionths(%d) = %v, want %v (%v)", n, got, want, err)
+		}
+	}
+}

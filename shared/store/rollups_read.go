@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -47,7 +46,7 @@ func ParseRollup(it Item) (Rollup, error) {
 func (r *Rollup) parseAttr(kind, rest string, v any) error {
 	switch kind {
 	case "mc", "ms", "s0", "s1", "s2", "mn", "mx":
-		name, err := url.QueryUnescape(rest)
+		name, err := unescapeName(rest)
 		if err != nil {
 			return err
 		}
@@ -71,8 +70,8 @@ func (r *Rollup) parseAttr(kind, rest string, v any) error {
 		}
 	case "k":
 		en, ec, _ := strings.Cut(rest, "#")
-		name, err1 := url.QueryUnescape(en)
-		cat, err2 := url.QueryUnescape(ec)
+		name, err1 := unescapeName(en)
+		cat, err2 := unescapeName(ec)
 		if err := errors.Join(err1, err2); err != nil {
 			return err
 		}
@@ -132,9 +131,8 @@ func ScanRollups(ctx context.Context, t Table, runID string, level RollupLevel, 
 func limbValue(kind string, n int64) fixed.Value {
 	var l [3]int64
 	switch kind {
-	case "ms":
-		v, _ := fixed.Parse(strconv.FormatInt(n, 10) + "e-6")
-		return v
+	case "ms": // millionths: n·1000 billionths
+		return fixed.FromMillionths(n)
 	case "s0":
 		l[0] = n
 	case "s1":
@@ -157,4 +155,12 @@ func decimalAttr(v any) (fixed.Value, error) {
 		return fixed.FromFloat(x)
 	}
 	return fixed.Value{}, fmt.Errorf("not a number: %T", v)
+}
+
+// unescapeName is url.QueryUnescape, without its copy for the names that need none.
+func unescapeName(s string) (string, error) {
+	if !strings.ContainsAny(s, "%+") {
+		return s, nil
+	}
+	return url.QueryUnescape(s)
 }
