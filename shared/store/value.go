@@ -21,6 +21,10 @@ func ItemSize(it Item) int {
 	return n
 }
 
+// IntSize and FloatSize are the sizes ItemSize counts for a number.
+func IntSize(n int64) int     { return valueSize(n) }
+func FloatSize(f float64) int { return valueSize(f) }
+
 func valueSize(v any) int {
 	switch x := v.(type) {
 	case string:

@@ -103,37 +103,47 @@ func appendValue(b []byte, v any) ([]byte, error) {
 var errCorrupt = errors.New("corrupt item")
 
 func decodeItem(b []byte) (store.Item, error) {
+	it, _, err := decodeItemSized(b)
+	return it, err
+}
+
+// decodeItemSized is decodeItem with the item's store.ItemSize, counted on the way (a query
+// adds up its page's size, and a second walk of every item was a tenth of a roll-up read).
+func decodeItemSized(b []byte) (store.Item, int, error) {
 	if len(b) > 0 && b[0] == '{' {
-		return decodeItemJSON(b)
+		it, err := decodeItemJSON(b)
+		return it, store.ItemSize(it), err
 	}
 	if len(b) == 0 || b[0] != itemFormat2 {
-		return nil, fmt.Errorf("decode item: %w: unknown encoding", errCorrupt)
+		return nil, 0, fmt.Errorf("decode item: %w: unknown encoding", errCorrupt)
 	}
 	// One string holds every string of the item: the bytes are copied once (bbolt's are
 	// only valid in the transaction), and names and values are slices of it.
 	d := decoder{s: string(b), i: 1}
 	n := d.uvarint()
 	if n > uint64(len(d.s)) {
-		return nil, fmt.Errorf("decode item: %w", errCorrupt)
+		return nil, 0, fmt.Errorf("decode item: %w", errCorrupt)
 	}
 	it := make(store.Item, n)
 	for range n {
 		k := d.str()
+		d.size += len(k)
 		it[k] = d.value(0)
 	}
 	if d.err != nil || d.i != len(d.s) {
-		return nil, fmt.Errorf("decode item: %w", errCorrupt)
+		return nil, 0, fmt.Errorf("decode item: %w", errCorrupt)
 	}
-	return it, nil
+	return it, d.size, nil
 }
 
 // maxDepth bounds nesting as DynamoDB does (32 levels), so a corrupt item cannot overflow.
 const maxDepth = 40
 
 type decoder struct {
-	s   string
-	i   int
-	err error
+	s    string
+	i    int
+	err  error
+	size int // store.ItemSize of what value read so far
 }
 
 func (d *decoder) fail() {
@@ -183,16 +193,23 @@ func (d *decoder) value(depth int) any {
 	d.i++
 	switch tag {
 	case tagNull:
+		d.size++
 		return nil
 	case tagFalse:
+		d.size++
 		return false
 	case tagTrue:
+		d.size++
 		return true
 	case tagString:
-		return d.str()
+		s := d.str()
+		d.size += len(s)
+		return s
 	case tagInt:
 		u := d.uvarint()
-		return int64(u>>1) ^ -int64(u&1) // zig-zag, as binary.AppendVarint writes it
+		n := int64(u>>1) ^ -int64(u&1) // zig-zag, as binary.AppendVarint writes it
+		d.size += store.IntSize(n)
+		return n
 	case tagFloat:
 		if len(d.s)-d.i < 8 {
 			d.fail()
@@ -203,7 +220,9 @@ func (d *decoder) value(depth int) any {
 			u = u<<8 | uint64(d.s[d.i+j])
 		}
 		d.i += 8
-		return math.Float64frombits(u)
+		f := math.Float64frombits(u)
+		d.size += store.FloatSize(f)
+		return f
 	case tagList:
 		n := d.uvarint()
 		if n > uint64(len(d.s)-d.i) {
@@ -211,6 +230,7 @@ func (d *decoder) value(depth int) any {
 			return nil
 		}
 		out := make([]any, n)
+		d.size += 3 + len(out)
 		for j := range out {
 			out[j] = d.value(depth + 1)
 		}
@@ -222,8 +242,10 @@ func (d *decoder) value(depth int) any {
 			return nil
 		}
 		out := make(map[string]any, n)
+		d.size += 3
 		for range n {
 			k := d.str()
+			d.size += 1 + len(k)
 			out[k] = d.value(depth + 1)
 		}
 		return out

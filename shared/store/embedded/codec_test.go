@@ -65,9 +65,12 @@ func TestCodecRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := decodeItem(b)
+		got, size, err := decodeItemSized(b)
 		if err != nil || !reflect.DeepEqual(got, it) {
 			t.Fatalf("binary: %#v\n got %#v, %v", it, got, err)
+		}
+		if want := store.ItemSize(it); size != want {
+			t.Fatalf("binary: %#v\n size %d, ItemSize %d", it, size, want)
 		}
 		legacy, err := json.Marshal(map[string]any(it))
 		if err != nil {

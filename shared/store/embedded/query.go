@@ -43,12 +43,12 @@ func (db *DB) Query(ctx context.Context, q store.Query) (store.Page, error) {
 					return fmt.Errorf("index %s entry %q points to no item", p.ix.name, k)
 				}
 			}
-			it, err := decodeItem(v)
+			it, n, err := decodeItemSized(v)
 			if err != nil {
 				return err
 			}
 			page.Items = append(page.Items, it)
-			size += store.ItemSize(it)
+			size += n
 			if (q.Limit > 0 && len(page.Items) >= q.Limit) || size >= store.MaxPageBytes {
 				page.Next = cursorOf(it, p.ix)
 				break
