@@ -243,13 +243,19 @@ func putTrace(ctx context.Context, t Table, tr Trace) (bool, error) {
 // DecodeTrace reads the header of a trace item (no content).
 func DecodeTrace(it Item, into *Trace) error {
 	doc, _ := it["doc"].(string)
+	return decodeTraceDoc(doc, it.Key, into)
+}
+
+// decodeTraceDoc reads a trace's header from its doc attribute (which the trace keeps
+// slices of: doc must stay unchanged); key names the item in an error.
+func decodeTraceDoc(doc string, key func() Key, into *Trace) error {
 	*into = Trace{}
 	if decodeTraceHeader(doc, into) {
 		return nil
 	}
 	*into = Trace{}
 	if err := json.Unmarshal([]byte(doc), into); err != nil {
-		return fmt.Errorf("decode trace %v: %w", it.Key(), err)
+		return fmt.Errorf("decode trace %v: %w", key(), err)
 	}
 	return nil
 }
@@ -292,6 +298,9 @@ type ScanOptions struct {
 // error stops the scan.
 func ScanTraces(ctx context.Context, t Table, runID string, from, to time.Time, opts ScanOptions, fn func(*Trace) error) error {
 	q := TraceRange(runID, from, to)
+	if r, ok := t.(AttrRanger); ok {
+		return scanTracesRanged(ctx, r, q, opts, fn)
+	}
 	var tr Trace
 	for {
 		p, err := t.Query(ctx, q)

@@ -1,0 +1,205 @@
+package embedded
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"unsafe"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/evalobs/evalapi/shared/store"
+)
+
+// rangeChunk is how many items one read transaction of RangeAttrs visits: a long scan does
+// not hold one transaction (which would keep a writer from growing the file) from start to
+// end.
+const rangeChunk = 4096
+
+// RangeAttrs calls fn with the string attributes names of every item q selects, in q's
+// order, without building the items (store.AttrRanger): the views are of the database's own
+// bytes, valid only during the call. q.Limit is not applied: every item in range is visited.
+func (db *DB) RangeAttrs(ctx context.Context, q store.Query, names []string, fn func(vals []store.AttrView) error) error {
+	p, err := planQuery(q)
+	if err != nil {
+		return fmt.Errorf("embedded: range %s: %w", q.PK, err)
+	}
+	vals := make([]store.AttrView, len(names))
+	for {
+		var resume []byte
+		err := db.bolt.View(func(tx *bolt.Tx) error {
+			items := tx.Bucket(bucketItems)
+			bucket := items
+			if p.ix != nil {
+				bucket = tx.Bucket(p.ix.bucket)
+			}
+			c := bucket.Cursor()
+			n := 0
+			for k, v := p.first(c); k != nil; k, v = p.next(c) {
+				if n == rangeChunk {
+					resume = bytes.Clone(k)
+					return nil
+				}
+				n++
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				if p.ix != nil {
+					if v = items.Get(v); v == nil {
+						return fmt.Errorf("index %s entry %q points to no item", p.ix.name, k)
+					}
+				}
+				if err := attrViews(v, names, vals); err != nil {
+					return err
+				}
+				if err := fn(vals); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil || resume == nil {
+			return err
+		}
+		// Resume at the key not visited yet: it is the next one's bound.
+		if p.descending {
+			p.hi = append(resume, 0)
+		} else {
+			p.lo = resume
+		}
+	}
+}
+
+// attrViews fills vals with the string attributes names of the encoded item b: views of
+// b's bytes in format 2, copies from a decoded item in format 1.
+func attrViews(b []byte, names []string, vals []store.AttrView) error {
+	clear(vals)
+	if len(b) > 0 && b[0] == '{' {
+		it, err := decodeItemJSON(b)
+		if err != nil {
+			return err
+		}
+		for i, name := range names {
+			vals[i].S, vals[i].OK = it[name].(string)
+		}
+		return nil
+	}
+	if len(b) == 0 || b[0] != itemFormat2 {
+		return fmt.Errorf("decode item: %w: unknown encoding", errCorrupt)
+	}
+	d := rawDecoder{b: b, i: 1}
+	n := d.uvarint()
+	for range n {
+		name := d.bytes()
+		at := -1
+		for i, want := range names {
+			if string(name) == want {
+				at = i
+				break
+			}
+		}
+		if at >= 0 && d.i < len(d.b) && d.b[d.i] == tagString {
+			d.i++
+			s := d.bytes()
+			vals[at] = store.AttrView{S: view(s), OK: true}
+			continue
+		}
+		d.skip(0)
+	}
+	if d.bad || d.i != len(d.b) {
+		return fmt.Errorf("decode item: %w", errCorrupt)
+	}
+	return nil
+}
+
+// view is b as a string without a copy: b must not change while the string is in use.
+func view(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// rawDecoder walks an encoded item without building its values (decoder's twin on bytes).
+type rawDecoder struct {
+	b   []byte
+	i   int
+	bad bool
+}
+
+func (d *rawDecoder) fail() { d.bad, d.i = true, len(d.b) }
+
+func (d *rawDecoder) uvarint() uint64 {
+	var x uint64
+	var shift uint
+	for d.i < len(d.b) {
+		c := d.b[d.i]
+		d.i++
+		if c < 0x80 {
+			if shift > 63 {
+				d.fail()
+				return 0
+			}
+			return x | uint64(c)<<shift
+		}
+		x |= uint64(c&0x7f) << shift
+		shift += 7
+	}
+	d.fail()
+	return 0
+}
+
+func (d *rawDecoder) bytes() []byte {
+	n := d.uvarint()
+	if n > uint64(len(d.b)-d.i) {
+		d.fail()
+		return nil
+	}
+	s := d.b[d.i : d.i+int(n)]
+	d.i += int(n)
+	return s
+}
+
+// skip passes over one value.
+func (d *rawDecoder) skip(depth int) {
+	if d.i >= len(d.b) || depth > maxDepth {
+		d.fail()
+		return
+	}
+	tag := d.b[d.i]
+	d.i++
+	switch tag {
+	case tagNull, tagFalse, tagTrue:
+	case tagString:
+		d.bytes()
+	case tagInt:
+		d.uvarint()
+	case tagFloat:
+		if len(d.b)-d.i < 8 {
+			d.fail()
+			return
+		}
+		d.i += 8
+	case tagList:
+		n := d.uvarint()
+		if n > uint64(len(d.b)-d.i) {
+			d.fail()
+			return
+		}
+		for range n {
+			d.skip(depth + 1)
+		}
+	case tagMap:
+		n := d.uvarint()
+		if n > uint64(len(d.b)-d.i) {
+			d.fail()
+			return
+		}
+		for range n {
+			d.bytes()
+			d.skip(depth + 1)
+		}
+	default:
+		d.fail()
+	}
+}

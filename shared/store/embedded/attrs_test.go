@@ -1,0 +1,86 @@
+package embedded_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/evalobs/evalapi/shared/store"
+	"github.com/evalobs/evalapi/shared/store/embedded"
+)
+
+// RangeAttrs shows the same items as Query's pages, in the same order, in both directions,
+// on the base table and an index, across its transaction chunks (9,000 items: three), with
+// a string attribute, a missing one and one of another kind told apart.
+func TestRangeAttrsMatchesQuery(t *testing.T) {
+	db, err := embedded.OpenMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	var items []store.Item
+	for i := range 9000 {
+		it := store.Item{store.AttrPK: "P", store.AttrSK: fmt.Sprintf("S#%05d", i), "s": strings.Repeat("x", i%7),
+			"n": int64(i), "l": []any{"a", map[string]any{"k": 1.5}}, store.AttrGSI1PK: "G", store.AttrGSI1SK: fmt.Sprintf("%05d", 9000-i)}
+		if i%3 == 0 {
+			delete(it, "s")
+		}
+		if i%5 == 0 {
+			it["s"] = int64(i)
+		}
+		items = append(items, it)
+	}
+	for chunk := range slices.Chunk(items, 25) {
+		if err := db.BatchWrite(ctx, chunk, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range []store.Query{
+		{PK: "P"},
+		{PK: "P", Descending: true},
+		{PK: "P", SKOp: store.SKBetween, From: "S#00100", To: "S#08500"},
+		{PK: "P", SKOp: store.SKBetween, From: "S#00100", To: "S#08500", Descending: true},
+		{Index: store.IndexGSI1, PK: "G", SKOp: store.SKGreaterEq, From: "00050"},
+	} {
+		var want []string
+		for _, it := range mustQueryAll(t, db, q) {
+			s, ok := it["s"].(string)
+			want = append(want, fmt.Sprintf("%s %q %v", it[store.AttrSK], s, ok))
+		}
+		var got []string
+		err := db.RangeAttrs(ctx, q, []string{store.AttrSK, "s", "missing"}, func(v []store.AttrView) error {
+			if v[2].OK {
+				t.Fatal("a missing attribute is shown")
+			}
+			got = append(got, fmt.Sprintf("%s %q %v", v[0].S, v[1].S, v[1].OK))
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want) < 4000 || !slices.Equal(got, want) {
+			t.Fatalf("%+v: RangeAttrs showed %d items, Query %d; first differences: %v", q, len(got), len(want), firstDiff(got, want))
+		}
+	}
+}
+
+func mustQueryAll(t *testing.T, db store.Table, q store.Query) []store.Item {
+	t.Helper()
+	items, err := store.QueryAll(context.Background(), db, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return items
+}
+
+func firstDiff(a, b []string) string {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return fmt.Sprintf("at %d: %q vs %q", i, a[i], b[i])
+		}
+	}
+	return "one is a prefix of the other"
+}

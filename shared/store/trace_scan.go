@@ -1,0 +1,59 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// AttrView is a string attribute of an item as a table holds it: S is valid only during the
+// call that shows it; OK is false when the item has no such string attribute.
+type AttrView struct {
+	S  string
+	OK bool
+}
+
+// AttrRanger is a table that can show the string attributes of the items of a query's range
+// without building them (the embedded store): a scan that needs two attributes of each item
+// decodes nothing else, and copies only what it keeps. Every item in range is shown (no
+// pages, no Limit), in the query's order.
+type AttrRanger interface {
+	RangeAttrs(ctx context.Context, q Query, names []string, fn func(vals []AttrView) error) error
+}
+
+// traceScanAttrs are what a trace scan reads of each item.
+var traceScanAttrs = []string{"doc", "content", AttrPK, AttrSK}
+
+// scanTracesRanged is ScanTraces on an AttrRanger: the content is tested as the table holds
+// it, and the header (and content, when asked) copied and decoded only for traces that pass.
+func scanTracesRanged(ctx context.Context, r AttrRanger, q Query, opts ScanOptions, fn func(*Trace) error) error {
+	var (
+		tr    Trace
+		fnErr error // fn's own, returned as it is (ScanTraces does not wrap them)
+	)
+	err := r.RangeAttrs(ctx, q, traceScanAttrs, func(v []AttrView) error {
+		doc, content := v[0], v[1]
+		if opts.Prefilter != nil && !opts.Prefilter(content.S) {
+			return nil
+		}
+		key := func() Key { return Key{PK: strings.Clone(v[2].S), SK: strings.Clone(v[3].S)} }
+		if err := decodeTraceDoc(strings.Clone(doc.S), key, &tr); err != nil {
+			return err
+		}
+		if opts.Content {
+			tr.RecordContent = RecordContent{}
+			if content.OK {
+				if err := json.Unmarshal([]byte(content.S), &tr.RecordContent); err != nil {
+					return fmt.Errorf("decode content of %v: %w", key(), err)
+				}
+			}
+		}
+		fnErr = fn(&tr)
+		return fnErr
+	})
+	if fnErr != nil {
+		return fnErr
+	}
+	return err
+}
