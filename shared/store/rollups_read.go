@@ -17,30 +17,104 @@ import (
 // ParseRollup reads a roll-up item.
 func ParseRollup(it Item) (Rollup, error) {
 	var r Rollup
-	minute, _ := it["minute"].(string)
-	ts, err := time.Parse(minuteLayout, minute)
-	if err != nil {
-		return r, fmt.Errorf("roll-up %v: minute: %w", it.Key(), err)
-	}
-	r.Minute = ts
-	r.Group, _ = it["group"].(string)
-	level, _ := it["level"].(string)
-	r.Level = RollupLevel(level)
-	r.Value, _ = it["value"].(string)
+	var minute string
 	for name, v := range it {
-		kind, rest, ok := strings.Cut(name, "#")
-		if !ok && name == "n" {
-			r.Count, _ = v.(int64)
-			continue
-		}
-		if !ok {
-			continue
-		}
-		if err := r.parseAttr(kind, rest, v); err != nil {
+		if err := r.setAttr(name, v, &minute); err != nil {
 			return r, fmt.Errorf("roll-up %v: %s: %w", it.Key(), name, err)
 		}
 	}
+	if err := r.setMinute(minute); err != nil {
+		return r, fmt.Errorf("roll-up %v: minute: %w", it.Key(), err)
+	}
 	return r, nil
+}
+
+// parseRollupAttrs is ParseRollup on an item's attributes as an ItemRanger shows them.
+func parseRollupAttrs(attrs []Attr) (Rollup, error) {
+	var r Rollup
+	var minute string
+	key := func() Key {
+		var k Key
+		for _, a := range attrs {
+			switch a.Name {
+			case AttrPK:
+				k.PK, _ = a.Value.(string)
+			case AttrSK:
+				k.SK, _ = a.Value.(string)
+			}
+		}
+		return k
+	}
+	for _, a := range attrs {
+		if err := r.setAttr(a.Name, a.Value, &minute); err != nil {
+			return r, fmt.Errorf("roll-up %v: %s: %w", key(), a.Name, err)
+		}
+	}
+	if err := r.setMinute(minute); err != nil {
+		return r, fmt.Errorf("roll-up %v: minute: %w", key(), err)
+	}
+	return r, nil
+}
+
+// setAttr reads one attribute of a roll-up item into r (the minute into *minute, parsed by
+// setMinute once all are read).
+func (r *Rollup) setAttr(name string, v any, minute *string) error {
+	kind, rest, ok := strings.Cut(name, "#")
+	if ok {
+		return r.parseAttr(kind, rest, v)
+	}
+	switch name {
+	case "n":
+		r.Count, _ = v.(int64)
+	case "minute":
+		*minute, _ = v.(string)
+	case "group":
+		r.Group, _ = v.(string)
+	case "level":
+		level, _ := v.(string)
+		r.Level = RollupLevel(level)
+	case "value":
+		r.Value, _ = v.(string)
+	}
+	return nil
+}
+
+// setMinute parses the minute attribute (minuteLayout), by hand in the form the writer uses
+// and by time.Parse otherwise (which also reports the error).
+func (r *Rollup) setMinute(s string) error {
+	if t, ok := parseMinute(s); ok {
+		r.Minute = t
+		return nil
+	}
+	t, err := time.Parse(minuteLayout, s)
+	r.Minute = t
+	return err
+}
+
+// parseMinute reads "2006-01-02T15:04Z" with every field in range; ok is false otherwise.
+func parseMinute(s string) (time.Time, bool) {
+	if len(s) != 17 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != 'Z' {
+		return time.Time{}, false
+	}
+	num := func(i, n int) int {
+		v := 0
+		for _, c := range []byte(s[i : i+n]) {
+			if c < '0' || c > '9' {
+				return -1
+			}
+			v = v*10 + int(c-'0')
+		}
+		return v
+	}
+	y, mo, d, h, mi := num(0, 4), num(5, 2), num(8, 2), num(11, 2), num(14, 2)
+	if y < 0 || mo < 1 || mo > 12 || d < 1 || h < 0 || h > 23 || mi < 0 || mi > 59 {
+		return time.Time{}, false
+	}
+	t := time.Date(y, time.Month(mo), d, h, mi, 0, 0, time.UTC)
+	if t.Day() != d { // past the month's end
+		return time.Time{}, false
+	}
+	return t, true
 }
 
 func (r *Rollup) parseAttr(kind, rest string, v any) error {
@@ -106,6 +180,9 @@ func (r *Rollup) parseAttr(kind, rest string, v any) error {
 func ScanRollups(ctx context.Context, t Table, runID string, level RollupLevel, groupCol string, from, to time.Time, fn func(Rollup) error) error {
 	q := Query{PK: RollupPartition(runID, level, groupCol), SKOp: SKBetween,
 		From: from.UTC().Format(minuteLayout), To: to.UTC().Format(minuteLayout)}
+	if r, ok := t.(ItemRanger); ok {
+		return scanRollupsRanged(ctx, r, runID, q, fn)
+	}
 	for {
 		p, err := t.Query(ctx, q)
 		if err != nil {
@@ -163,4 +240,24 @@ func unescapeName(s string) (string, error) {
 		return s, nil
 	}
 	return url.QueryUnescape(s)
+}
+
+// scanRollupsRanged is ScanRollups on an ItemRanger: no item map is built.
+func scanRollupsRanged(ctx context.Context, r ItemRanger, runID string, q Query, fn func(Rollup) error) error {
+	var fnErr error // fn's own, returned as it is
+	err := r.RangeItems(ctx, q, func(attrs []Attr) error {
+		ru, err := parseRollupAttrs(attrs)
+		if err != nil {
+			return err
+		}
+		fnErr = fn(ru)
+		return fnErr
+	})
+	if fnErr != nil {
+		return fnErr
+	}
+	if err != nil {
+		return fmt.Errorf("scan roll-ups of run %s: %w", runID, err)
+	}
+	return nil
 }

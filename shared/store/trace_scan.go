@@ -22,6 +22,20 @@ type AttrRanger interface {
 	RangeAttrs(ctx context.Context, q Query, names []string, fn func(vals []AttrView) error) error
 }
 
+// Attr is one attribute of an item: a value of the vocabulary, the caller's to keep.
+type Attr struct {
+	Name  string
+	Value any
+}
+
+// ItemRanger is a table that can show the items of a query's range as their attributes,
+// without building a map of each (the embedded store). The slice is reused from item to
+// item; the names and values in it are the caller's to keep. Every item in range is shown
+// (no pages, no Limit), in the query's order.
+type ItemRanger interface {
+	RangeItems(ctx context.Context, q Query, fn func(attrs []Attr) error) error
+}
+
 // traceScanAttrs are what a trace scan reads of each item.
 var traceScanAttrs = []string{"doc", "content", AttrPK, AttrSK}
 

@@ -20,11 +20,35 @@ const rangeChunk = 4096
 // order, without building the items (store.AttrRanger): the views are of the database's own
 // bytes, valid only during the call. q.Limit is not applied: every item in range is visited.
 func (db *DB) RangeAttrs(ctx context.Context, q store.Query, names []string, fn func(vals []store.AttrView) error) error {
+	vals := make([]store.AttrView, len(names))
+	return db.rangeRaw(ctx, q, func(v []byte) error {
+		if err := attrViews(v, names, vals); err != nil {
+			return err
+		}
+		return fn(vals)
+	})
+}
+
+// RangeItems calls fn with the attributes of every item q selects, in q's order, without a
+// map per item (store.ItemRanger). q.Limit is not applied.
+func (db *DB) RangeItems(ctx context.Context, q store.Query, fn func(attrs []store.Attr) error) error {
+	var attrs []store.Attr
+	return db.rangeRaw(ctx, q, func(v []byte) error {
+		var err error
+		if attrs, err = decodeAttrs(v, attrs[:0]); err != nil {
+			return err
+		}
+		return fn(attrs)
+	})
+}
+
+// rangeRaw calls fn with the encoded bytes of every item q selects, in q's order, valid
+// only during the call, a chunk of items per read transaction.
+func (db *DB) rangeRaw(ctx context.Context, q store.Query, fn func(v []byte) error) error {
 	p, err := planQuery(q)
 	if err != nil {
 		return fmt.Errorf("embedded: range %s: %w", q.PK, err)
 	}
-	vals := make([]store.AttrView, len(names))
 	for {
 		var resume []byte
 		err := db.bolt.View(func(tx *bolt.Tx) error {
@@ -49,10 +73,7 @@ func (db *DB) RangeAttrs(ctx context.Context, q store.Query, names []string, fn 
 						return fmt.Errorf("index %s entry %q points to no item", p.ix.name, k)
 					}
 				}
-				if err := attrViews(v, names, vals); err != nil {
-					return err
-				}
-				if err := fn(vals); err != nil {
+				if err := fn(v); err != nil {
 					return err
 				}
 			}
@@ -68,6 +89,37 @@ func (db *DB) RangeAttrs(ctx context.Context, q store.Query, names []string, fn 
 			p.lo = resume
 		}
 	}
+}
+
+// decodeAttrs appends the attributes of the encoded item b to attrs: decodeItem without the
+// map (one copy of b, of which the names and strings are slices).
+func decodeAttrs(b []byte, attrs []store.Attr) ([]store.Attr, error) {
+	if len(b) > 0 && b[0] == '{' {
+		it, err := decodeItemJSON(b)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range it {
+			attrs = append(attrs, store.Attr{Name: k, Value: v})
+		}
+		return attrs, nil
+	}
+	if len(b) == 0 || b[0] != itemFormat2 {
+		return nil, fmt.Errorf("decode item: %w: unknown encoding", errCorrupt)
+	}
+	d := decoder{s: string(b), i: 1}
+	n := d.uvarint()
+	if n > uint64(len(d.s)) {
+		return nil, fmt.Errorf("decode item: %w", errCorrupt)
+	}
+	for range n {
+		k := d.str()
+		attrs = append(attrs, store.Attr{Name: k, Value: d.value(0)})
+	}
+	if d.err != nil || d.i != len(d.s) {
+		return nil, fmt.Errorf("decode item: %w", errCorrupt)
+	}
+	return attrs, nil
 }
 
 // attrViews fills vals with the string attributes names of the encoded item b: views of

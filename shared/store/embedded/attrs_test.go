@@ -3,6 +3,7 @@ package embedded_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -63,6 +64,21 @@ func TestRangeAttrsMatchesQuery(t *testing.T) {
 		}
 		if len(want) < 4000 || !slices.Equal(got, want) {
 			t.Fatalf("%+v: RangeAttrs showed %d items, Query %d; first differences: %v", q, len(got), len(want), firstDiff(got, want))
+		}
+		var whole []store.Item
+		err = db.RangeItems(ctx, q, func(attrs []store.Attr) error {
+			it := store.Item{}
+			for _, a := range attrs {
+				it[a.Name] = a.Value
+			}
+			whole = append(whole, it)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if all := mustQueryAll(t, db, q); !reflect.DeepEqual(whole, all) {
+			t.Fatalf("%+v: RangeItems showed %d items unlike Query's %d", q, len(whole), len(all))
 		}
 	}
 }
