@@ -107,7 +107,7 @@ func decodeAttrs(b []byte, attrs []store.Attr) ([]store.Attr, error) {
 	if len(b) == 0 || b[0] != itemFormat2 {
 		return nil, fmt.Errorf("decode item: %w: unknown encoding", errCorrupt)
 	}
-	d := decoder{s: string(b), i: 1}
+	d := decoder{s: string(b), i: 1, unsized: true}
 	n := d.uvarint()
 	if n > uint64(len(d.s)) {
 		return nil, fmt.Errorf("decode item: %w", errCorrupt)

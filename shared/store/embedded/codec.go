@@ -144,6 +144,9 @@ type decoder struct {
 	i    int
 	err  error
 	size int // store.ItemSize of what value read so far
+	// unsized skips the count of numbers' sizes (the costly part), for readers that do
+	// not page by size.
+	unsized bool
 }
 
 func (d *decoder) fail() {
@@ -208,7 +211,9 @@ func (d *decoder) value(depth int) any {
 	case tagInt:
 		u := d.uvarint()
 		n := int64(u>>1) ^ -int64(u&1) // zig-zag, as binary.AppendVarint writes it
-		d.size += store.IntSize(n)
+		if !d.unsized {
+			d.size += store.IntSize(n)
+		}
 		return n
 	case tagFloat:
 		if len(d.s)-d.i < 8 {
@@ -221,7 +226,9 @@ func (d *decoder) value(depth int) any {
 		}
 		d.i += 8
 		f := math.Float64frombits(u)
-		d.size += store.FloatSize(f)
+		if !d.unsized {
+			d.size += store.FloatSize(f)
+		}
 		return f
 	case tagList:
 		n := d.uvarint()
