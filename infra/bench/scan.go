@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"time"
 
 	"github.com/evalobs/evalapi/infra/demo"
@@ -46,6 +47,7 @@ func benchScan(ctx context.Context, root string, args []string, out io.Writer) e
 	needle := fs.String("contains", "password", "the text of the scan path's `input contains` filter")
 	python := fs.String("python", filepath.Join(root, ".cache", "bench-venv", "bin", "python"),
 		"a Python with duckdb (infra/scripts/duckdb-venv.sh makes this one)")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of our measured runs (both queries) to this file")
 	keep := fs.Bool("keep", false, "keep the temporary directory (store, NDJSON, Parquet)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -102,6 +104,17 @@ func benchScan(ctx context.Context, root string, args []string, out io.Writer) e
 		registers = append(registers, g.Register)
 	}
 	router := app.NewRouter(d, registers...)
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	queries := []*scanQuery{{name: "24 h / 5 min, roll-up path (no filter)"}, {name: "same with `input contains`, scan path", filter: *needle}}
 	for _, q := range queries {
 		body := map[string]any{"log_stream_id": res.LogStreamID, "interval": 5,

@@ -57,7 +57,8 @@ func scanTracesRanged(ctx context.Context, r AttrRanger, q Query, opts ScanOptio
 		}
 		if opts.Content {
 			tr.RecordContent = RecordContent{}
-			if content.OK {
+			if content.OK && !decodeRecordContent(content.S, &tr.RecordContent) {
+				tr.RecordContent = RecordContent{}
 				if err := json.Unmarshal([]byte(content.S), &tr.RecordContent); err != nil {
 					return fmt.Errorf("decode content of %v: %w", key(), err)
 				}

@@ -268,9 +268,10 @@ func DecodeTraceContent(it Item, tr *Trace) error {
 func decodeContent(it Item, into *RecordContent) error {
 	*into = RecordContent{}
 	c, ok := it["content"].(string)
-	if !ok {
+	if !ok || decodeRecordContent(c, into) {
 		return nil
 	}
+	*into = RecordContent{}
 	if err := json.Unmarshal([]byte(c), into); err != nil {
 		return fmt.Errorf("decode content of %v: %w", it.Key(), err)
 	}
