@@ -161,3 +161,22 @@ func TestCommas(t *testing.T) {
 		}
 	}
 }
+
+// A function over its budget, or without one, is reported; hello and functions within
+// their budgets are not.
+func TestSizeBudgets(t *testing.T) {
+	sb := sizeBudgets{"a": {"arm64": 100, "amd64": 120}, "b": {"arm64": 100}}
+	for _, tc := range []struct {
+		size map[string]map[string]int64
+		want int
+	}{
+		{map[string]map[string]int64{"arm64": {hello: 999, "a": 100, "b": 50}, "amd64": {"a": 120}}, 0},
+		{map[string]map[string]int64{"arm64": {"a": 101}}, 1},
+		{map[string]map[string]int64{"amd64": {"b": 1}}, 1},
+		{map[string]map[string]int64{"arm64": {"c": 1, "a": 200}, "amd64": {"a": 121}}, 3},
+	} {
+		if got := sb.check(tc.size); len(got) != tc.want {
+			t.Errorf("%v: %d findings %q, want %d", tc.size, len(got), got, tc.want)
+		}
+	}
+}

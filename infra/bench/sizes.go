@@ -27,9 +27,11 @@ func benchSizes(ctx context.Context, root string, args []string, out io.Writer) 
 	fs := flag.NewFlagSet("bench sizes", flag.ContinueOnError)
 	flags := fs.String("flags", `-tags lambda.norpc -ldflags "-s -w" -trimpath`, "go build flags of the bootstraps (the Makefile's LAMBDA_FLAGS)")
 	limit := fs.Int64("cap", 10_000_000, "bootstrap size cap in bytes")
+	capArchs := fs.String("cap-archs", "arm64,amd64", "the architectures whose bootstraps -check holds to the cap (budgets: all)")
 	archs := fs.String("archs", "arm64,amd64", "GOARCH values to build")
 	top := fs.Int("top", 12, "packages listed per group")
-	check := fs.Bool("check", false, "exit 1 when a bootstrap of any architecture is over the cap")
+	check := fs.Bool("check", false, "exit 1 when a bootstrap of any architecture is over the cap or its budget")
+	budgetFile := fs.String("budgets", filepath.Join(root, "infra", "bench", "size_budgets.json"), "every function's size budget per architecture")
 	attrib := fs.Bool("attribution", true, "also rebuild with symbols and attribute the bytes to modules and packages")
 	inits := fs.Int("init-runs", 5, "runs of each "+runtime.GOARCH+" bootstrap under GODEBUG=inittrace=1 (0: none)")
 	if err := fs.Parse(args); err != nil {
@@ -40,6 +42,10 @@ func benchSizes(ctx context.Context, root string, args []string, out io.Writer) 
 		return err
 	}
 	fns, err := functionDirs(root)
+	if err != nil {
+		return err
+	}
+	budgets, err := readBudgets(*budgetFile)
 	if err != nil {
 		return err
 	}
@@ -75,10 +81,10 @@ func benchSizes(ctx context.Context, root string, args []string, out io.Writer) 
 	fmt.Fprintf(out, "go build %s, CGO_ENABLED=0 GOOS=linux; cap %d bytes\n\n", *flags, *limit)
 	fmt.Fprint(out, "| function |")
 	for _, a := range arches {
-		fmt.Fprintf(out, " %s bytes | × hello | of cap |", a)
+		fmt.Fprintf(out, " %s bytes | × hello | of cap | of budget |", a)
 	}
 	fmt.Fprintln(out)
-	fmt.Fprint(out, "|---|"+strings.Repeat("---|---|---|", len(arches))+"\n")
+	fmt.Fprint(out, "|---|"+strings.Repeat("---|---|---|---|", len(arches))+"\n")
 	over := 0
 	for _, n := range names {
 		fmt.Fprintf(out, "| %s |", n)
@@ -86,15 +92,23 @@ func benchSizes(ctx context.Context, root string, args []string, out io.Writer) 
 			s := size[a][n]
 			mark := ""
 			if s > *limit {
-				mark, over = " **over**", over+1
+				mark = " **over**"
+				if slices.Contains(strings.Split(*capArchs, ","), a) {
+					over++
+				}
 			}
-			fmt.Fprintf(out, " %s | %.2f | %.0f%%%s |", commas(s), float64(s)/float64(size[a][hello]), 100*float64(s)/float64(*limit), mark)
+			of := "–"
+			if b := budgets[n][a]; b > 0 {
+				of = fmt.Sprintf("%.0f%%", 100*float64(s)/float64(b))
+			}
+			fmt.Fprintf(out, " %s | %.2f | %.0f%%%s | %s |", commas(s), float64(s)/float64(size[a][hello]), 100*float64(s)/float64(*limit), mark, of)
 		}
 		fmt.Fprintln(out)
 	}
 
+	overBudget := budgets.check(size)
 	if !*attrib {
-		return overCap(out, over, *limit, *check)
+		return overCap(out, over, *limit, overBudget, *check)
 	}
 	// Attribution: the same builds with symbols (ldflags without -s -w), on the first arch.
 	arch := arches[0]
@@ -125,15 +139,19 @@ func benchSizes(ctx context.Context, root string, args []string, out io.Writer) 
 			return err
 		}
 	}
-	return overCap(out, over, *limit, *check)
+	return overCap(out, over, *limit, overBudget, *check)
 }
 
-// overCap reports the bootstraps over the cap: an error under -check, else a warning.
-func overCap(out io.Writer, over int, limit int64, check bool) error {
-	if over == 0 {
+// overCap reports the bootstraps over the cap and over their budgets: an error under
+// -check, else a warning.
+func overCap(out io.Writer, over int, limit int64, overBudget []string, check bool) error {
+	if over == 0 && len(overBudget) == 0 {
 		return nil
 	}
 	msg := fmt.Sprintf("%d bootstrap(s) over the cap of %d bytes", over, limit)
+	if len(overBudget) > 0 {
+		msg += "; " + strings.Join(overBudget, "; ")
+	}
 	if check {
 		return errors.New(msg)
 	}

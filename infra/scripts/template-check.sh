@@ -4,9 +4,9 @@
 #   2. sam validate --lint                        - no finding
 #   3. sam build (BuildMethod makefile, in source) into .aws-sam/build
 #   4. every built bootstrap is a linux/arm64 ELF of at most MAX_BOOTSTRAP_BYTES (10,000,000);
-#      every function is also built for linux/amd64 and its size reported against the same
-#      cap. The template deploys arm64, so only arm64 fails the check; issue 23 (open) asks
-#      for both, and the signals function is over on amd64 (`make sizes-check` fails on it).
+#      4b. every function, built for arm64 and amd64, within its size budget on both
+#      (infra/bench/size_budgets.json) and the cap on arm64, the architecture the template
+#      deploys (on amd64 the signals function is over the cap; issue 23).
 #   5. the transformed stack holds at most 500 resources and the HTTP API at most 300 routes
 # All checks run; the script exits non-zero if any of them found something.
 #
@@ -140,12 +140,15 @@ if $built; then
 	done
 fi
 
-# --- 4b. the same cap on amd64, reported (arm64 is step 4, on what sam build made) --------
-# The Makefile's LAMBDA_FLAGS; `make sizes-check` checks both architectures the same way.
-step "bootstraps on amd64 (cap $max_bytes bytes)"
+# --- 4b. every function's size budget, on arm64 and amd64 -----------------------------------
+# infra/bench/size_budgets.json states each function's budget per architecture (a ratchet:
+# growing a function means raising its budget, in review). The cap is held on arm64 only, the
+# architecture the template deploys (on amd64 the signals function is over it: issue 23).
+# The Makefile's LAMBDA_FLAGS; `make sizes-check` runs the same check.
+step "bootstraps within their budgets (arm64, amd64) and the cap (arm64)"
 if ! go run ./infra/bench sizes -flags '-tags lambda.norpc -ldflags "-s -w" -trimpath' -cap "$max_bytes" \
-	-archs amd64 -check -attribution=false -init-runs 0; then
-	echo "template-check: warning: a bootstrap is over $max_bytes bytes on amd64 (the template deploys arm64; issue 23)"
+	-archs arm64,amd64 -cap-archs arm64 -check -attribution=false -init-runs 0; then
+	failures+=("a bootstrap is over its size budget (infra/bench/size_budgets.json) or over $max_bytes bytes on arm64")
 fi
 
 # --- 5. stack size --------------------------------------------------------------------------
