@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"sync"
 	"unicode/utf8"
 )
 
@@ -166,5 +165,3 @@ func plain8(s string) bool {
 	q, bs := x^(lo*'"'), x^(lo*'\\')
 	return ((x-lo*0x20)&^x|(q-lo)&^q|(bs-lo)&^bs|x)&hi == 0
 }
-
-var jsonBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
