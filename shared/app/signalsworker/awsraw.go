@@ -19,10 +19,10 @@ import (
 	"github.com/evalobs/evalapi/shared/notify"
 )
 
-// The two AWS calls the signals functions make besides the scheduler's (an asynchronous
-// Lambda invocation, EventBridge PutEvents) are signed requests written here rather than
-// through their SDK clients: those clients would take the signals functions' bootstraps past
-// the 10 MB cap of template-check, for one operation each.
+// The AWS calls the signals functions make (an asynchronous Lambda invocation, EventBridge
+// PutEvents, and EventBridge Scheduler's four operations in scheduler.go) are signed requests
+// written here rather than through their SDK clients: those clients would take the signals
+// functions' bootstraps past the 10 MB cap, for a few operations each.
 
 // rawAWS signs and sends one request to an AWS service endpoint of the region.
 type rawAWS struct {
@@ -45,9 +45,15 @@ func (r *rawAWS) endpoint(service string) string {
 }
 
 func (r *rawAWS) do(ctx context.Context, service, method, rawURL string, headers map[string]string, body []byte) (int, []byte, error) {
+	status, b, _, err := r.doHeader(ctx, service, method, rawURL, headers, body)
+	return status, b, err
+}
+
+// doHeader is do with the response's header.
+func (r *rawAWS) doHeader(ctx context.Context, service, method, rawURL string, headers map[string]string, body []byte) (int, []byte, http.Header, error) {
 	req, err := http.NewRequestWithContext(ctx, method, rawURL, bytes.NewReader(body))
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
 	for k, v := range headers {
 		req.Header.Set(k, v)
@@ -55,18 +61,18 @@ func (r *rawAWS) do(ctx context.Context, service, method, rawURL string, headers
 	sum := sha256.Sum256(body)
 	creds, err := r.cfg.Credentials.Retrieve(ctx)
 	if err != nil {
-		return 0, nil, fmt.Errorf("credentials: %w", err)
+		return 0, nil, nil, fmt.Errorf("credentials: %w", err)
 	}
 	if err := r.signer.SignHTTP(ctx, creds, req, hex.EncodeToString(sum[:]), service, r.cfg.Region, time.Now()); err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
 	resp, err := r.client.Do(req)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	return resp.StatusCode, b, nil
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	return resp.StatusCode, b, resp.Header, nil
 }
 
 // invokeAsync is Lambda's Invoke with InvocationType Event: 202 when queued.

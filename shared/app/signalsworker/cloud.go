@@ -3,9 +3,6 @@ package signalsworker
 import (
 	"context"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/scheduler"
-
 	"github.com/evalobs/evalapi/shared/app"
 	"github.com/evalobs/evalapi/shared/notify"
 	"github.com/evalobs/evalapi/shared/schedule/ebscheduler"
@@ -34,7 +31,7 @@ func CloudPorts(d *app.Deps, getenv func(string) string) error {
 	if err != nil {
 		return err
 	}
-	_, err = cloudPorts(d, getenv, awsCfg, newRawAWS(awsCfg))
+	_, err = cloudPorts(d, getenv, newRawAWS(awsCfg))
 	return err
 }
 
@@ -49,7 +46,7 @@ func Cloud(d *app.Deps, getenv func(string) string, model signals.Model) (*signa
 	raw := newRawAWS(awsCfg)
 	bus := &EventBridge{raw: raw, Bus: getenv(EnvEventBus)}
 	r := Runner(*d, model, Publisher(*d, bus))
-	sch, err := cloudPorts(d, getenv, awsCfg, raw)
+	sch, err := cloudPorts(d, getenv, raw)
 	if err != nil || sch == nil {
 		return &signals.Worker{Runner: r, Log: d.Log}, err
 	}
@@ -58,14 +55,14 @@ func Cloud(d *app.Deps, getenv func(string) string, model signals.Model) (*signa
 
 // cloudPorts sets d's ports to start the worker and to keep the schedules; nil when the
 // environment names no worker (a bare start of the binary: on-demand runs and schedules off).
-func cloudPorts(d *app.Deps, getenv func(string) string, awsCfg aws.Config, raw *rawAWS) (*ebscheduler.Schedules, error) {
+func cloudPorts(d *app.Deps, getenv func(string) string, raw *rawAWS) (*ebscheduler.Schedules, error) {
 	workerARN := getenv(EnvWorkerARN)
 	if workerARN == "" {
 		d.Log.Warn("signals: " + EnvWorkerARN + " is not set; on-demand runs and schedules are off")
 		return nil, nil
 	}
 	d.Signals.StartWorker = func(ctx context.Context, input []byte) error { return raw.invokeAsync(ctx, workerARN, input) }
-	sch, err := ebscheduler.New(scheduler.NewFromConfig(awsCfg), ebscheduler.Config{GroupName: getenv(EnvScheduleGroup),
+	sch, err := ebscheduler.New(rawScheduler{raw}, ebscheduler.Config{GroupName: getenv(EnvScheduleGroup),
 		TargetARN: workerARN, RoleARN: getenv(EnvSchedulerRole)})
 	if err != nil {
 		return nil, err
