@@ -313,16 +313,12 @@ func sliceDecoder(t reflect.Type) decodeFunc {
 
 func mapDecoder(t reflect.Type) decodeFunc {
 	return func(x any, v reflect.Value) error {
-		var m map[string]any
-		switch y := x.(type) {
-		case nil:
+		if x == nil {
 			v.SetZero()
 			return nil
-		case map[string]any:
-			m = y
-		case Item:
-			m = y
-		default:
+		}
+		m, ok := asObject(x)
+		if !ok {
 			return typeError("non-object", x, t)
 		}
 		if v.IsNil() {
@@ -338,4 +334,15 @@ func mapDecoder(t reflect.Type) decodeFunc {
 		}
 		return nil
 	}
+}
+
+// asObject is x as an object of the vocabulary.
+func asObject(x any) (map[string]any, bool) {
+	switch y := x.(type) {
+	case map[string]any:
+		return y, true
+	case Item:
+		return y, true
+	}
+	return nil, false
 }

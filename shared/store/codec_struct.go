@@ -190,15 +190,11 @@ func (p *structPlan) field(key string) int {
 }
 
 func (p *structPlan) decode(x any, v reflect.Value) error {
-	var m map[string]any
-	switch y := x.(type) {
-	case nil:
+	if x == nil {
 		return nil
-	case map[string]any:
-		m = y
-	case Item:
-		m = y
-	default:
+	}
+	m, ok := asObject(x)
+	if !ok {
 		return typeError("non-object", x, p.typ)
 	}
 	for k, e := range m {

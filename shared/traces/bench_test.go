@@ -74,8 +74,13 @@ func BenchmarkRollupDay(b *testing.B) {
 	base := testenv.Embedded(b)
 	run := scaleRun(b, base)
 	bulkRollups(b, base, run, 695)
-	q := dayQuery(b, run, "")
-	// items: through Query's pages of items; ranged: through the embedded store's RangeItems.
+	benchSearchBothPaths(b, base, run, dayQuery(b, run, ""), 0)
+}
+
+// benchSearchBothPaths times the search q of run on base in two sub-benchmarks: items,
+// through Query's pages of items (DynamoDB's path, and wrapped tables'), and ranged, through
+// the embedded store's RangeAttrs and RangeItems. traces > 0 also reports traces/s.
+func benchSearchBothPaths(b *testing.B, base store.Table, run store.Run, q searchRequest, traces int) {
 	for _, ranged := range []bool{false, true} {
 		b.Run(map[bool]string{false: "items", true: "ranged"}[ranged], func(b *testing.B) {
 			ic := &itemCounter{Table: base}
@@ -90,6 +95,9 @@ func BenchmarkRollupDay(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(ic.items.Load())/float64(b.N), "items/op")
+			if traces > 0 {
+				b.ReportMetric(float64(traces*b.N)/b.Elapsed().Seconds(), "traces/s")
+			}
 		})
 	}
 }
@@ -114,25 +122,7 @@ func BenchmarkFilteredScan100k(b *testing.B) {
 	}
 	q := searchRequest{start: propStart, end: propStart.Add(3 * time.Hour), interval: 5 * time.Minute,
 		filters: []*filter{{kind: "text", column: "input", op: "contains", strs: []string{"input 1"}, caseSensitive: true}}}
-	// items: through Query's pages of items (the path of DynamoDB and of wrapped tables);
-	// ranged: through the embedded store's RangeAttrs (the path the search takes on it).
-	for _, ranged := range []bool{false, true} {
-		b.Run(map[bool]string{false: "items", true: "ranged"}[ranged], func(b *testing.B) {
-			ic := &itemCounter{Table: base}
-			var tbl store.Table = ic
-			if ranged {
-				tbl = rangeCounter{ic, base.(ranger)}
-			}
-			b.ResetTimer()
-			for range b.N {
-				if _, err := runSearch(context.Background(), tbl, run, q, DefaultScanBound); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(ic.items.Load())/float64(b.N), "items/op")
-			b.ReportMetric(float64(len(items)*b.N)/b.Elapsed().Seconds(), "traces/s")
-		})
-	}
+	benchSearchBothPaths(b, base, run, q, len(items))
 }
 
 // ranger is the embedded store's ranging.

@@ -1,101 +1,21 @@
-package ebscheduler
+package ebscheduler_test
 
 import (
-	"context"
-	"encoding/json"
-	"fmt"
-	"slices"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 
 	"github.com/evalobs/evalapi/infra/testenv"
-	"github.com/evalobs/evalapi/shared/schedule"
+	"github.com/evalobs/evalapi/shared/schedule/ebscheduler"
+	"github.com/evalobs/evalapi/shared/schedule/ebscheduler/ebschedulertest"
 )
 
-// TestMoto runs the adapter against moto's EventBridge Scheduler, in a group of its own.
+// TestMoto runs the adapter over the SDK's client against moto's EventBridge Scheduler.
 func TestMoto(t *testing.T) {
 	endpoint := testenv.Moto(t)
-	client := scheduler.NewFromConfig(aws.Config{
-		Region:      "us-east-1",
-		Credentials: credentials.NewStaticCredentialsProvider("AKIDMOTOTEST", "moto-test-secret", ""),
-	}, func(o *scheduler.Options) { o.BaseEndpoint = aws.String(endpoint) })
-	ctx := context.Background()
-	group := fmt.Sprintf("evalapi-test-%d", time.Now().UnixNano())
-	if _, err := client.CreateScheduleGroup(ctx, &scheduler.CreateScheduleGroupInput{Name: aws.String(group)}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_, _ = client.DeleteScheduleGroup(context.Background(), &scheduler.DeleteScheduleGroupInput{Name: aws.String(group)})
+	ebschedulertest.Run(t, endpoint, func(string) ebscheduler.API {
+		return scheduler.NewFromConfig(aws.Config{Region: "us-east-1", Credentials: ebschedulertest.Credentials},
+			func(o *scheduler.Options) { o.BaseEndpoint = aws.String(endpoint) })
 	})
-	cfg := testConfig
-	cfg.GroupName = group
-	cfg.MaxRetryAttempts, cfg.MaxEventAgeSeconds = aws.Int32(3), aws.Int32(3600)
-	s, err := New(client, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	now := time.Now()
-	sch, err := schedule.New(schedule.Spec{Cron: "*/10 9-17 * * MON-FRI", Timezone: "America/New_York",
-		StartDate: now.AddDate(0, 1, 0).Format(time.DateOnly), EndDate: now.AddDate(0, 2, 0).Format(time.DateOnly)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	target := schedule.Target{ConfigurationID: "0b9c6f43-2c1d-4e0a-a2c4-7d1d8f3e5a10", OrgID: "o", ProjectID: "p", RunID: "r"}
-	cs, ok, err := schedule.Cloud(target, sch, now)
-	if err != nil || !ok {
-		t.Fatalf("Cloud = %v, %v", ok, err)
-	}
-	if err := s.Sync(ctx, cs.Name, cs, true); err != nil {
-		t.Fatal(err)
-	}
-	got, err := client.GetSchedule(ctx, &scheduler.GetScheduleInput{Name: aws.String(cs.Name), GroupName: aws.String(group)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if aws.ToString(got.ScheduleExpression) != "cron(0/10 9-17 ? * 2-6 *)" || aws.ToString(got.ScheduleExpressionTimezone) != "America/New_York" ||
-		string(got.State) != "ENABLED" || got.FlexibleTimeWindow == nil || string(got.FlexibleTimeWindow.Mode) != "OFF" {
-		t.Errorf("GetSchedule = %+v", got)
-	}
-	if got.StartDate == nil || !got.StartDate.Equal(*cs.StartDate) || got.EndDate == nil || !got.EndDate.Equal(*cs.EndDate) {
-		t.Errorf("dates = %v, %v; want %v, %v", got.StartDate, got.EndDate, cs.StartDate, cs.EndDate)
-	}
-	if got.Target == nil || aws.ToString(got.Target.Arn) != cfg.TargetARN || aws.ToString(got.Target.RoleArn) != cfg.RoleARN ||
-		got.Target.RetryPolicy == nil || aws.ToInt32(got.Target.RetryPolicy.MaximumRetryAttempts) != 3 {
-		t.Fatalf("target = %+v", got.Target)
-	}
-	var input map[string]string
-	if err := json.Unmarshal([]byte(aws.ToString(got.Target.Input)), &input); err != nil || input["configuration_id"] != target.ConfigurationID ||
-		input["scheduled_time"] != schedule.ScheduledTimeAttribute {
-		t.Errorf("target input = %s (%v)", aws.ToString(got.Target.Input), err)
-	}
-
-	// A replace under the same name: still one schedule, the new expression.
-	sch.Cron, _ = schedule.Parse("0 8 * * *")
-	cs2, _, _ := schedule.Cloud(target, sch, now)
-	if err := s.Upsert(ctx, cs2); err != nil {
-		t.Fatal(err)
-	}
-	names, err := s.Names(ctx)
-	if err != nil || !slices.Equal(names, []string{cs.Name}) {
-		t.Fatalf("Names = %v, %v; want just %s", names, err, cs.Name)
-	}
-	got, err = client.GetSchedule(ctx, &scheduler.GetScheduleInput{Name: aws.String(cs.Name), GroupName: aws.String(group)})
-	if err != nil || aws.ToString(got.ScheduleExpression) != "cron(0 8 * * ? *)" {
-		t.Errorf("after the replace: %v, %v", got, err)
-	}
-
-	// Absent: deleted, and deleting again is not an error.
-	for range 2 {
-		if err := s.Sync(ctx, cs.Name, schedule.CloudSchedule{}, false); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if names, err := s.Names(ctx); err != nil || len(names) != 0 {
-		t.Errorf("Names after delete = %v, %v", names, err)
-	}
 }

@@ -182,23 +182,11 @@ type rawDecoder struct {
 func (d *rawDecoder) fail() { d.bad, d.i = true, len(d.b) }
 
 func (d *rawDecoder) uvarint() uint64 {
-	var x uint64
-	var shift uint
-	for d.i < len(d.b) {
-		c := d.b[d.i]
-		d.i++
-		if c < 0x80 {
-			if shift > 63 {
-				d.fail()
-				return 0
-			}
-			return x | uint64(c)<<shift
-		}
-		x |= uint64(c&0x7f) << shift
-		shift += 7
+	x, ok := readUvarint(d.b, &d.i)
+	if !ok {
+		d.fail()
 	}
-	d.fail()
-	return 0
+	return x
 }
 
 func (d *rawDecoder) bytes() []byte {

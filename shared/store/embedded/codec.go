@@ -157,23 +157,31 @@ func (d *decoder) fail() {
 }
 
 func (d *decoder) uvarint() uint64 {
+	x, ok := readUvarint(d.s, &d.i)
+	if !ok {
+		d.fail()
+	}
+	return x
+}
+
+// readUvarint reads the unsigned varint at *i of s and moves *i past it; false when s ends
+// first or the number overflows 64 bits.
+func readUvarint[S string | []byte](s S, i *int) (uint64, bool) {
 	var x uint64
 	var shift uint
-	for d.i < len(d.s) {
-		c := d.s[d.i]
-		d.i++
+	for *i < len(s) {
+		c := s[*i]
+		*i++
 		if c < 0x80 {
 			if shift > 63 {
-				d.fail()
-				return 0
+				return 0, false
 			}
-			return x | uint64(c)<<shift
+			return x | uint64(c)<<shift, true
 		}
 		x |= uint64(c&0x7f) << shift
 		shift += 7
 	}
-	d.fail()
-	return 0
+	return 0, false
 }
 
 func (d *decoder) str() string {
