@@ -17,7 +17,8 @@ type AttrView struct {
 // AttrRanger is a table that can show the string attributes of the items of a query's range
 // without building them (the embedded store): a scan that needs two attributes of each item
 // decodes nothing else, and copies only what it keeps. Every item in range is shown (no
-// pages, no Limit), in the query's order.
+// pages, no Limit), in the query's order; fn runs outside the table's transactions, so it may
+// use the table.
 type AttrRanger interface {
 	RangeAttrs(ctx context.Context, q Query, names []string, fn func(vals []AttrView) error) error
 }

@@ -11,14 +11,18 @@ import (
 	"github.com/evalobs/evalapi/shared/store"
 )
 
-// rangeChunk is how many items one read transaction of RangeAttrs visits: a long scan does
-// not hold one transaction (which would keep a writer from growing the file) from start to
-// end.
-const rangeChunk = 4096
+// rangeChunk and rangeChunkBytes bound what one read transaction of a range copies out:
+// a long scan does not hold one transaction (which would keep a writer from growing the
+// file), and a chunk's copy stays a few megabytes.
+const (
+	rangeChunk      = 4096
+	rangeChunkBytes = 4 << 20
+)
 
 // RangeAttrs calls fn with the string attributes names of every item q selects, in q's
-// order, without building the items (store.AttrRanger): the views are of the database's own
-// bytes, valid only during the call. q.Limit is not applied: every item in range is visited.
+// order, without building the items (store.AttrRanger): the views are of the chunk's copy of
+// the items' bytes, valid during the call. q.Limit is not applied: every item in range is
+// visited.
 func (db *DB) RangeAttrs(ctx context.Context, q store.Query, names []string, fn func(vals []store.AttrView) error) error {
 	vals := make([]store.AttrView, len(names))
 	return db.rangeRaw(ctx, q, func(v []byte) error {
@@ -42,15 +46,22 @@ func (db *DB) RangeItems(ctx context.Context, q store.Query, fn func(attrs []sto
 	})
 }
 
-// rangeRaw calls fn with the encoded bytes of every item q selects, in q's order, valid
-// only during the call, a chunk of items per read transaction.
+// rangeRaw calls fn with the encoded bytes of every item q selects, in q's order. Items are
+// copied out of a read transaction a chunk at a time, and fn is called after the transaction
+// ends: fn may use the store (a read or a write inside a bbolt read transaction of the same
+// goroutine can deadlock with a writer that must grow the file). The bytes are a fresh copy
+// per chunk, never reused: a string fn keeps that points into them stays valid.
 func (db *DB) rangeRaw(ctx context.Context, q store.Query, fn func(v []byte) error) error {
 	p, err := planQuery(q)
 	if err != nil {
 		return fmt.Errorf("embedded: range %s: %w", q.PK, err)
 	}
 	for {
-		var resume []byte
+		var (
+			resume []byte
+			arena  []byte
+			ends   []int
+		)
 		err := db.bolt.View(func(tx *bolt.Tx) error {
 			items := tx.Bucket(bucketItems)
 			bucket := items
@@ -58,29 +69,36 @@ func (db *DB) rangeRaw(ctx context.Context, q store.Query, fn func(v []byte) err
 				bucket = tx.Bucket(p.ix.bucket)
 			}
 			c := bucket.Cursor()
-			n := 0
 			for k, v := p.first(c); k != nil; k, v = p.next(c) {
-				if n == rangeChunk {
+				if len(ends) == rangeChunk || len(arena) >= rangeChunkBytes {
 					resume = bytes.Clone(k)
 					return nil
-				}
-				n++
-				if err := ctx.Err(); err != nil {
-					return err
 				}
 				if p.ix != nil {
 					if v = items.Get(v); v == nil {
 						return fmt.Errorf("index %s entry %q points to no item", p.ix.name, k)
 					}
 				}
-				if err := fn(v); err != nil {
-					return err
-				}
+				arena = append(arena, v...)
+				ends = append(ends, len(arena))
 			}
 			return nil
 		})
-		if err != nil || resume == nil {
-			return err
+		if err != nil {
+			return fmt.Errorf("embedded: range %s: %w", q.PK, err)
+		}
+		start := 0
+		for _, end := range ends {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := fn(arena[start:end:end]); err != nil {
+				return err
+			}
+			start = end
+		}
+		if resume == nil {
+			return nil
 		}
 		// Resume at the key not visited yet: it is the next one's bound.
 		if p.descending {

@@ -3,10 +3,12 @@ package embedded_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/store/embedded"
@@ -99,4 +101,41 @@ func firstDiff(a, b []string) string {
 		}
 	}
 	return "one is a prefix of the other"
+}
+
+// A range's callback may write to the store: fn runs outside the read transaction, so a
+// write that grows the file (and remaps it) does not wait for the range's reader. Inside a
+// transaction this deadlocked; the guard turns a hang into a failure.
+func TestRangeCallbackMayWrite(t *testing.T) {
+	db, err := embedded.Open(filepath.Join(t.TempDir(), "t.db"), embedded.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for i := range 50 {
+		if err := db.Put(ctx, store.Item{store.AttrPK: "R", store.AttrSK: fmt.Sprintf("%03d", i), "s": "x"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	big := strings.Repeat("y", 300_000)
+	done := make(chan error, 1)
+	go func() {
+		n := 0
+		done <- db.RangeAttrs(ctx, store.Query{PK: "R"}, []string{"s"}, func([]store.AttrView) error {
+			n++
+			return db.Put(ctx, store.Item{store.AttrPK: "W", store.AttrSK: fmt.Sprint(n), "big": big})
+		})
+	}()
+	select {
+	case err := <-done:
+		defer db.Close() // not on a deadlock: Close would wait for the stuck transaction
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("a write from a range's callback did not return (deadlock with the range's read transaction)")
+	}
+	if items := mustQueryAll(t, db, store.Query{PK: "W"}); len(items) != 50 {
+		t.Fatalf("%d writes landed, want 50", len(items))
+	}
 }
