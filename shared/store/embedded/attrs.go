@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"sync"
 	"unsafe"
 
 	bolt "go.etcd.io/bbolt"
@@ -18,6 +19,9 @@ const (
 	rangeChunk      = 4096
 	rangeChunkBytes = 4 << 20
 )
+
+// rangeBufs holds the chunk buffers of rangeRaw.
+var rangeBufs = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
 
 // RangeAttrs calls fn with the string attributes names of every item q selects, in q's
 // order, without building the items (store.AttrRanger): the views are of the chunk's copy of
@@ -49,19 +53,24 @@ func (db *DB) RangeItems(ctx context.Context, q store.Query, fn func(attrs []sto
 // rangeRaw calls fn with the encoded bytes of every item q selects, in q's order. Items are
 // copied out of a read transaction a chunk at a time, and fn is called after the transaction
 // ends: fn may use the store (a read or a write inside a bbolt read transaction of the same
-// goroutine can deadlock with a writer that must grow the file). The bytes are a fresh copy
-// per chunk, never reused: a string fn keeps that points into them stays valid.
+// goroutine can deadlock with a writer that must grow the file). The bytes are valid only
+// during the call: one buffer holds each chunk in turn.
 func (db *DB) rangeRaw(ctx context.Context, q store.Query, fn func(v []byte) error) error {
 	p, err := planQuery(q)
 	if err != nil {
 		return fmt.Errorf("embedded: range %s: %w", q.PK, err)
 	}
+	// One buffer for every chunk, from a pool: it grows to a chunk's size (at most
+	// rangeChunkBytes and one item) and is reused by later ranges (a search runs several at
+	// once).
+	buf := rangeBufs.Get().(*[]byte)
+	defer rangeBufs.Put(buf)
+	arena := (*buf)[:0]
+	defer func() { *buf = arena[:0] }()
+	ends := make([]int, 0, rangeChunk)
 	for {
-		var (
-			resume []byte
-			arena  []byte
-			ends   []int
-		)
+		var resume []byte
+		arena, ends = arena[:0], ends[:0]
 		err := db.bolt.View(func(tx *bolt.Tx) error {
 			items := tx.Bucket(bucketItems)
 			bucket := items
