@@ -119,11 +119,9 @@ start() {
 	local dport mport i
 	dport="$(free_port)"
 	# DynamoDB Local has no bind-address option; it listens on every interface.
-	# The JVM flags cut DynamoDB Local's CPU by about a third on the test suite (measured on
-	# the traces package's emulator-heavy tests: 4,499 -> 2,897 CPU ticks): the serial
-	# collector and the client compiler only, fewer threads competing for CI's two cores
-	# with the tests and moto, for a server that lives minutes.
-	launch dynamodb-local "$dport" java -Xmx1g -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+	# (Tried: the serial collector and the client compiler only cut DynamoDB Local's CPU by a
+	# third on a 40-second test, but the whole suite ran longer: C2 pays off over minutes.)
+	launch dynamodb-local "$dport" java -Xmx512m \
 		-Djava.library.path="$ddb/lib" -Dsqlite4java.library.path="$ddb/lib" \
 		-cp "$ddb/lib/*" "$(cat "$ddb/main-class")" \
 		-inMemory -sharedDb -disableTelemetry -port "$dport"
