@@ -14,12 +14,12 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
 	"github.com/evalobs/evalapi/infra/testenv"
 	"github.com/evalobs/evalapi/shared/app"
 	"github.com/evalobs/evalapi/shared/app/groups"
+	"github.com/evalobs/evalapi/shared/awscall"
 	"github.com/evalobs/evalapi/shared/secrets/awssm"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/store/dynamo"
@@ -46,7 +46,7 @@ func TestRunAgainstEmulators(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	awsCfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")}
-	ddb := dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(ddbEndpoint) })
+	ddb := testenv.DynamoClient(ddbEndpoint)
 	sm := secretsmanager.NewFromConfig(awsCfg, func(o *secretsmanager.Options) { o.BaseEndpoint = aws.String(smEndpoint) })
 
 	suffix := fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano())
@@ -55,7 +55,7 @@ func TestRunAgainstEmulators(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_, _ = ddb.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(tableName)})
+		_ = dynamo.DeleteTable(context.Background(), ddb, tableName)
 	})
 	prefix := "bootstrap-test/" + suffix + "/"
 	sec, err := sm.CreateSecret(ctx, &secretsmanager.CreateSecretInput{Name: aws.String(prefix + "jwt"),
@@ -94,7 +94,7 @@ func TestRunAgainstEmulators(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	awssmStore, err := awssm.New(sm, prefix)
+	awssmStore, err := awssm.New(awscall.SecretsManager(awscall.NewSigner("us-east-1", awsCfg.Credentials), smEndpoint), prefix)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,10 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/evalobs/evalapi/shared/awscall"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/store/dynamo"
 	"github.com/evalobs/evalapi/shared/store/embedded"
@@ -59,9 +58,7 @@ var tableSeq atomic.Int64
 // under a name of its own, and deletes it when t ends.
 func OpenDynamo(t testing.TB, endpoint string) store.Table {
 	t.Helper()
-	c := dynamodb.NewFromConfig(aws.Config{Region: "us-east-1",
-		Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")},
-		func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(endpoint) })
+	c := DynamoClient(endpoint)
 	name := fmt.Sprintf("evalapi-test-%d-%d-%d", os.Getpid(), time.Now().UnixNano(), tableSeq.Add(1))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -71,7 +68,14 @@ func OpenDynamo(t testing.TB, endpoint string) store.Table {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		_, _ = c.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+		_ = dynamo.DeleteTable(ctx, c, name)
 	})
 	return dynamo.New(c, name)
+}
+
+// DynamoClient is the DynamoDB client the functions use (signed JSON-protocol requests),
+// pointed at an emulator.
+func DynamoClient(endpoint string) *awscall.JSON {
+	s := awscall.NewSigner("us-east-1", credentials.NewStaticCredentialsProvider("test", "test", ""))
+	return awscall.DynamoDB(s, endpoint)
 }

@@ -9,9 +9,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
+	"github.com/evalobs/evalapi/shared/awscall"
 	"github.com/evalobs/evalapi/shared/exprun"
 	"github.com/evalobs/evalapi/shared/payload"
 	"github.com/evalobs/evalapi/shared/secrets"
@@ -79,23 +78,17 @@ func LambdaAWSConfig(getenv func(string) string) (aws.Config, error) {
 
 // Clients are the AWS service clients of one process.
 type Clients struct {
-	DynamoDB       *dynamodb.Client
-	SecretsManager *secretsmanager.Client
+	DynamoDB       *awscall.JSON
+	SecretsManager *awscall.JSON
 }
 
-// NewClients builds the clients of awsCfg, pointed at the configured emulators if any.
-// The Secrets Manager client never logs bodies, which hold secret values.
+// NewClients builds the clients of awsCfg, pointed at the configured emulators if any. They
+// are signed requests of the services' JSON protocol (shared/awscall), not the SDK's
+// generated clients, which would add about 1 MB and their initialisers to every bootstrap.
 func NewClients(awsCfg aws.Config, cfg Config) Clients {
+	s := awscall.NewSigner(awsCfg.Region, awsCfg.Credentials)
 	return Clients{
-		DynamoDB: dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
-			if cfg.DynamoDBEndpoint != "" {
-				o.BaseEndpoint = aws.String(cfg.DynamoDBEndpoint)
-			}
-		}),
-		SecretsManager: secretsmanager.NewFromConfig(awsCfg, awssm.WithoutBodyLogging, func(o *secretsmanager.Options) {
-			if cfg.SecretsManagerEndpoint != "" {
-				o.BaseEndpoint = aws.String(cfg.SecretsManagerEndpoint)
-			}
-		}),
+		DynamoDB:       awscall.DynamoDB(s, cfg.DynamoDBEndpoint),
+		SecretsManager: awscall.SecretsManager(s, cfg.SecretsManagerEndpoint),
 	}
 }

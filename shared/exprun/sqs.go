@@ -1,20 +1,17 @@
 package exprun
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+
+	"github.com/evalobs/evalapi/shared/awscall"
 )
 
 // SQS sends chunk messages to an SQS queue with SendMessageBatch over the JSON protocol,
@@ -24,8 +21,7 @@ type SQS struct {
 	QueueURL    string
 	Region      string
 	Credentials aws.CredentialsProvider
-	Client      *http.Client // default: 10 s timeout
-	signer      *v4.Signer
+	Client      *http.Client // default: awscall.DefaultHTTP
 }
 
 // sqsBatch is SendMessageBatch's limit of entries.
@@ -88,35 +84,15 @@ func (q *SQS) sendBatch(ctx context.Context, msgs map[string]string) (map[string
 	if err != nil {
 		return nil, fmt.Errorf("sqs: queue url: %w", err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.Scheme+"://"+u.Host+"/", bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/x-amz-json-1.0")
-	req.Header.Set("X-Amz-Target", "AmazonSQS.SendMessageBatch")
-	sum := sha256.Sum256(body)
-	creds, err := q.Credentials.Retrieve(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("sqs: credentials: %w", err)
-	}
-	if q.signer == nil {
-		q.signer = v4.NewSigner()
-	}
-	if err := q.signer.SignHTTP(ctx, creds, req, hex.EncodeToString(sum[:]), "sqs", q.Region, time.Now()); err != nil {
-		return nil, fmt.Errorf("sqs: sign: %w", err)
-	}
-	c := q.Client
-	if c == nil {
-		c = &http.Client{Timeout: 10 * time.Second}
-	}
-	resp, err := c.Do(req)
+	signer := &awscall.Signer{Region: q.Region, Credentials: q.Credentials, HTTP: q.Client}
+	resp, err := signer.Post(ctx, "sqs", u.Scheme+"://"+u.Host+"/", map[string]string{
+		"Content-Type": "application/x-amz-json-1.0", "X-Amz-Target": "AmazonSQS.SendMessageBatch"}, body)
 	if err != nil {
 		return nil, fmt.Errorf("sqs: send: %w", err)
 	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("sqs: send: SQS answered %d", resp.StatusCode) // the body may name internals
+	data := resp.Body
+	if resp.Status != http.StatusOK {
+		return nil, fmt.Errorf("sqs: send: SQS answered %d", resp.Status) // the body may name internals
 	}
 	var res sqsResult
 	if err := json.Unmarshal(data, &res); err != nil {

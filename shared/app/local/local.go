@@ -4,6 +4,7 @@
 package local
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -14,7 +15,6 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
 	"github.com/evalobs/evalapi/shared/app"
@@ -64,11 +64,7 @@ func Open(ctx context.Context, cfg app.Config, log *slog.Logger, opts Options) (
 	}
 	var c app.Clients
 	if cfg.DynamoDBEndpoint != "" || cfg.SecretsManagerEndpoint != "" {
-		awsCfg, err := emulatorConfig(ctx)
-		if err != nil {
-			return app.Deps{}, nil, err
-		}
-		c = app.NewClients(awsCfg, cfg)
+		c = app.NewClients(emulatorConfig(), cfg)
 	}
 
 	var sec secrets.Store
@@ -118,22 +114,19 @@ func finish(ctx context.Context, cfg app.Config, log *slog.Logger, tbl store.Tab
 	return d, closeFn, nil
 }
 
-// emulatorConfig is the AWS configuration for DynamoDB Local and moto: the credentials and
-// region of the environment when set, else fixed ones, since emulators accept any and the
-// default chain would otherwise wait on the EC2 metadata endpoint.
-func emulatorConfig(ctx context.Context) (aws.Config, error) {
-	var opts []func(*config.LoadOptions) error
-	if os.Getenv("AWS_REGION") == "" && os.Getenv("AWS_DEFAULT_REGION") == "" {
-		opts = append(opts, config.WithRegion("us-east-1"))
+// emulatorConfig is the AWS configuration for DynamoDB Local and moto: the region and
+// static credentials of the environment when set, else fixed ones, since emulators accept
+// any. (The SDK's default chain, with its shared-config files, SSO and STS clients, would
+// add 0.7 ms of initialisers to every start of the local host, for credentials no emulator
+// checks.)
+func emulatorConfig() aws.Config {
+	region := cmp.Or(os.Getenv("AWS_REGION"), os.Getenv("AWS_DEFAULT_REGION"), "us-east-1")
+	id, secret := os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
+	if id == "" || secret == "" {
+		id, secret = "local", "local"
 	}
-	if os.Getenv("AWS_ACCESS_KEY_ID") == "" {
-		opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
-	}
-	awsCfg, err := config.LoadDefaultConfig(ctx, opts...)
-	if err != nil {
-		return aws.Config{}, fmt.Errorf("load AWS configuration: %w", err)
-	}
-	return awsCfg, nil
+	creds := credentials.NewStaticCredentialsProvider(id, secret, os.Getenv("AWS_SESSION_TOKEN"))
+	return aws.Config{Region: region, Credentials: creds}
 }
 
 // ensureSecret creates the secret ref with a random value unless it exists: what the stack

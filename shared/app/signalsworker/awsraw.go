@@ -1,21 +1,16 @@
 package signalsworker
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 
+	"github.com/evalobs/evalapi/shared/awscall"
 	"github.com/evalobs/evalapi/shared/notify"
 )
 
@@ -26,14 +21,12 @@ import (
 
 // rawAWS signs and sends one request to an AWS service endpoint of the region.
 type rawAWS struct {
-	cfg    aws.Config
-	client *http.Client
-	signer *v4.Signer
+	signer *awscall.Signer
 	base   string // tests: every service at this URL instead of its regional endpoint
 }
 
 func newRawAWS(cfg aws.Config) *rawAWS {
-	return &rawAWS{cfg: cfg, client: &http.Client{Timeout: 10 * time.Second}, signer: v4.NewSigner()}
+	return &rawAWS{signer: awscall.NewSigner(cfg.Region, cfg.Credentials)}
 }
 
 // endpoint is the regional endpoint of service (the aws partition).
@@ -41,7 +34,7 @@ func (r *rawAWS) endpoint(service string) string {
 	if r.base != "" {
 		return r.base
 	}
-	return "https://" + service + "." + r.cfg.Region + ".amazonaws.com"
+	return r.signer.URL(service)
 }
 
 func (r *rawAWS) do(ctx context.Context, service, method, rawURL string, headers map[string]string, body []byte) (int, []byte, error) {
@@ -51,28 +44,11 @@ func (r *rawAWS) do(ctx context.Context, service, method, rawURL string, headers
 
 // doHeader is do with the response's header.
 func (r *rawAWS) doHeader(ctx context.Context, service, method, rawURL string, headers map[string]string, body []byte) (int, []byte, http.Header, error) {
-	req, err := http.NewRequestWithContext(ctx, method, rawURL, bytes.NewReader(body))
+	resp, err := r.signer.Send(ctx, service, method, rawURL, headers, body)
 	if err != nil {
 		return 0, nil, nil, err
 	}
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	sum := sha256.Sum256(body)
-	creds, err := r.cfg.Credentials.Retrieve(ctx)
-	if err != nil {
-		return 0, nil, nil, fmt.Errorf("credentials: %w", err)
-	}
-	if err := r.signer.SignHTTP(ctx, creds, req, hex.EncodeToString(sum[:]), service, r.cfg.Region, time.Now()); err != nil {
-		return 0, nil, nil, err
-	}
-	resp, err := r.client.Do(req)
-	if err != nil {
-		return 0, nil, nil, err
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	return resp.StatusCode, b, resp.Header, nil
+	return resp.Status, resp.Body, resp.Header, nil
 }
 
 // invokeAsync is Lambda's Invoke with InvocationType Event: 202 when queued.

@@ -2,39 +2,54 @@
 // under a prefix fixed per deployment (SECRETS_PREFIX, e.g. "evalapi/dev/"), addressed by the
 // ARN that Put returns and callers keep in DynamoDB.
 //
-// Values never appear in errors or logs: the store logs nothing, and New refuses a client
-// whose log mode would print request or response bodies (see WithoutBodyLogging).
+// Values never appear in errors or logs: the store and its client (awscall) log nothing,
+// and an error carries the service's code, never a body.
 package awssm
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
 	"github.com/evalobs/evalapi/shared/secrets"
 )
 
-// Client is the part of the Secrets Manager API the store uses. *secretsmanager.Client
-// implements it.
+// Client sends one operation of Secrets Manager's JSON protocol: in encoded as the request,
+// the answer decoded into out, a refusal an error with the service's code (ErrorCode).
+// *awscall.JSON implements it; it logs nothing, so no value can reach a log through it.
 type Client interface {
-	CreateSecret(ctx context.Context, in *secretsmanager.CreateSecretInput, optFns ...func(*secretsmanager.Options)) (*secretsmanager.CreateSecretOutput, error)
-	PutSecretValue(ctx context.Context, in *secretsmanager.PutSecretValueInput, optFns ...func(*secretsmanager.Options)) (*secretsmanager.PutSecretValueOutput, error)
-	GetSecretValue(ctx context.Context, in *secretsmanager.GetSecretValueInput, optFns ...func(*secretsmanager.Options)) (*secretsmanager.GetSecretValueOutput, error)
-	DeleteSecret(ctx context.Context, in *secretsmanager.DeleteSecretInput, optFns ...func(*secretsmanager.Options)) (*secretsmanager.DeleteSecretOutput, error)
+	Call(ctx context.Context, op string, in, out any) error
 }
 
-// bodyLogModes are the log modes that would print secret values (GetSecretValue responses,
-// CreateSecret and PutSecretValue requests).
-const bodyLogModes = aws.LogRequestWithBody | aws.LogResponseWithBody |
-	aws.LogRequestEventMessage | aws.LogResponseEventMessage
-
-// WithoutBodyLogging is an option of secretsmanager.NewFromConfig that turns off the log
-// modes printing bodies, whatever the shared aws.Config asks for; the others stay.
-func WithoutBodyLogging(o *secretsmanager.Options) { o.ClientLogMode &^= bodyLogModes }
+// The inputs and outputs of the operations the store makes, in the wire's names.
+type (
+	tag struct {
+		Key   string
+		Value string
+	}
+	createSecretInput struct {
+		Name         string
+		SecretString *string `json:",omitempty"`
+		SecretBinary []byte  `json:",omitempty"`
+		Tags         []tag   `json:",omitempty"`
+	}
+	putSecretValueInput struct {
+		SecretId     string
+		SecretString *string `json:",omitempty"`
+		SecretBinary []byte  `json:",omitempty"`
+	}
+	secretIDInput struct {
+		SecretId                   string
+		ForceDeleteWithoutRecovery bool `json:",omitempty"`
+	}
+	arnOutput struct {
+		ARN string
+	}
+	valueOutput struct {
+		SecretString *string
+		SecretBinary []byte
+	}
+)
 
 // Store is a secrets.Store over Secrets Manager. Refs are secret ARNs.
 type Store struct {
@@ -52,11 +67,6 @@ func New(client Client, prefix string) (*Store, error) {
 	if prefix != "" {
 		if err := secrets.CheckName(prefix); err != nil {
 			return nil, fmt.Errorf("awssm: prefix: %w", err)
-		}
-	}
-	if c, ok := client.(interface{ Options() secretsmanager.Options }); ok {
-		if c.Options().ClientLogMode&bodyLogModes != 0 {
-			return nil, errors.New("awssm: the client logs request or response bodies, which hold secret values; build it with awssm.WithoutBodyLogging")
 		}
 	}
 	return &Store{client: client, prefix: prefix, sleep: sleep}, nil
@@ -87,7 +97,8 @@ func (s *Store) Get(ctx context.Context, ref string) ([]byte, error) {
 	if ref == "" {
 		return nil, fmt.Errorf("awssm: get %q: %w", ref, secrets.ErrNotFound)
 	}
-	out, err := s.client.GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(ref)})
+	var out valueOutput
+	err := s.client.Call(ctx, "GetSecretValue", secretIDInput{SecretId: ref}, &out)
 	switch {
 	case isNotFound(err), isInvalidRequest(err):
 		// InvalidRequest is what GetSecretValue answers for a secret scheduled for
@@ -109,10 +120,7 @@ func (s *Store) Delete(ctx context.Context, ref string) error {
 	if ref == "" {
 		return nil
 	}
-	_, err := s.client.DeleteSecret(ctx, &secretsmanager.DeleteSecretInput{
-		SecretId:                   aws.String(ref),
-		ForceDeleteWithoutRecovery: aws.Bool(true),
-	})
+	err := s.client.Call(ctx, "DeleteSecret", secretIDInput{SecretId: ref, ForceDeleteWithoutRecovery: true}, nil)
 	if err != nil && !isNotFound(err) {
 		return fmt.Errorf("awssm: delete %q: %w", ref, err)
 	}

@@ -2,7 +2,9 @@ package awssm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -162,8 +164,15 @@ type staticGet struct {
 	out *secretsmanager.GetSecretValueOutput
 }
 
-func (g staticGet) GetSecretValue(context.Context, *secretsmanager.GetSecretValueInput, ...func(*secretsmanager.Options)) (*secretsmanager.GetSecretValueOutput, error) {
-	return g.out, nil
+func (g staticGet) Call(_ context.Context, op string, _, out any) error {
+	if op != "GetSecretValue" {
+		return fmt.Errorf("unexpected %s", op)
+	}
+	b, err := json.Marshal(g.out)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, out)
 }
 
 func TestGetForms(t *testing.T) {
@@ -208,32 +217,20 @@ func TestNameLengthCountsPrefix(t *testing.T) {
 }
 
 func TestNew(t *testing.T) {
-	logging := func(mode aws.ClientLogMode, opts ...func(*secretsmanager.Options)) *secretsmanager.Client {
-		return secretsmanager.NewFromConfig(aws.Config{Region: "us-east-1", ClientLogMode: mode}, opts...)
-	}
 	for _, tc := range []struct {
 		name   string
-		client Client
 		prefix string
 		ok     bool
 	}{
-		{"plain", logging(0), "evalapi/dev/", true},
-		{"empty prefix", logging(0), "", true},
-		{"request and retry logging", logging(aws.LogRequest | aws.LogResponse | aws.LogRetries), "p/", true},
-		{"response bodies", logging(aws.LogResponseWithBody), "p/", false},
-		{"request bodies", logging(aws.LogRequestWithBody), "p/", false},
-		{"bodies turned off", logging(aws.LogRequestWithBody|aws.LogResponseWithBody|aws.LogRequest, WithoutBodyLogging), "p/", true},
-		{"bad prefix", logging(0), "evalapi dev/", false},
+		{"plain", "evalapi/dev/", true},
+		{"empty prefix", "", true},
+		{"bad prefix", "evalapi dev/", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := New(tc.client, tc.prefix)
+			_, err := New(newFake(), tc.prefix)
 			if (err == nil) != tc.ok {
 				t.Errorf("New = %v, want ok %v", err, tc.ok)
 			}
 		})
-	}
-	c := logging(aws.LogRequestWithBody|aws.LogResponseWithBody|aws.LogRequest|aws.LogRetries, WithoutBodyLogging)
-	if got := c.Options().ClientLogMode; got != aws.LogRequest|aws.LogRetries {
-		t.Errorf("WithoutBodyLogging left mode %b", got)
 	}
 }

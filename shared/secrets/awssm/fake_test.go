@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 
@@ -141,6 +143,52 @@ func (f *fakeSM) DeleteSecret(_ context.Context, in *secretsmanager.DeleteSecret
 	}
 	delete(f.secrets, name)
 	return &secretsmanager.DeleteSecretOutput{ARN: aws.String(s.arn)}, nil
+}
+
+// Call is the fake's wire: the store's input travels as JSON into the SDK's shapes of the
+// operation, as it would to Secrets Manager, and the answer back as JSON into the store's.
+func (f *fakeSM) Call(ctx context.Context, op string, in, out any) error {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	var res any
+	switch op {
+	case "CreateSecret":
+		var i secretsmanager.CreateSecretInput
+		if err := json.Unmarshal(b, &i); err != nil {
+			return err
+		}
+		res, err = f.CreateSecret(ctx, &i)
+	case "PutSecretValue":
+		var i secretsmanager.PutSecretValueInput
+		if err := json.Unmarshal(b, &i); err != nil {
+			return err
+		}
+		res, err = f.PutSecretValue(ctx, &i)
+	case "GetSecretValue":
+		var i secretsmanager.GetSecretValueInput
+		if err := json.Unmarshal(b, &i); err != nil {
+			return err
+		}
+		res, err = f.GetSecretValue(ctx, &i)
+	case "DeleteSecret":
+		var i secretsmanager.DeleteSecretInput
+		if err := json.Unmarshal(b, &i); err != nil {
+			return err
+		}
+		res, err = f.DeleteSecret(ctx, &i)
+	default:
+		return fmt.Errorf("fake: unexpected operation %s", op)
+	}
+	if err != nil || out == nil {
+		return err
+	}
+	rb, err := json.Marshal(res)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(rb, out)
 }
 
 func (f *fakeSM) callLog() string {

@@ -7,10 +7,6 @@ import (
 	"slices"
 	"time"
 	"unicode/utf8"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
-	"github.com/aws/aws-sdk-go-v2/service/secretsmanager/types"
 )
 
 // Attempts of a Put while a secret of the same name is still being deleted: Secrets Manager
@@ -49,53 +45,53 @@ func (s *Store) put(ctx context.Context, name string, value []byte, tags map[str
 }
 
 func (s *Store) createOrUpdate(ctx context.Context, name string, value []byte, tags map[string]string) (string, error) {
-	in := &secretsmanager.CreateSecretInput{Name: aws.String(name), Tags: toTags(tags)}
+	in := createSecretInput{Name: name, Tags: toTags(tags)}
 	in.SecretString, in.SecretBinary = encode(value)
-	out, err := s.client.CreateSecret(ctx, in)
+	var out arnOutput
+	err := s.client.Call(ctx, "CreateSecret", in, &out)
 	if err == nil {
-		return aws.ToString(out.ARN), nil
+		return out.ARN, nil
 	}
-	var exists *types.ResourceExistsException
-	if !errors.As(err, &exists) {
+	if !hasCode(err, "ResourceExistsException") {
 		return "", err
 	}
-	pin := &secretsmanager.PutSecretValueInput{SecretId: aws.String(name)}
+	pin := putSecretValueInput{SecretId: name}
 	pin.SecretString, pin.SecretBinary = encode(value)
-	pout, err := s.client.PutSecretValue(ctx, pin)
-	if err != nil {
+	if err := s.client.Call(ctx, "PutSecretValue", pin, &out); err != nil {
 		return "", err
 	}
-	return aws.ToString(pout.ARN), nil
+	return out.ARN, nil
 }
 
 // encode stores UTF-8 text as SecretString, which the console and CLI show, and anything
 // else as SecretBinary; Get returns the same bytes either way.
 func encode(value []byte) (*string, []byte) {
 	if utf8.Valid(value) {
-		return aws.String(string(value)), nil
+		s := string(value)
+		return &s, nil
 	}
 	return nil, value
 }
 
-func toTags(tags map[string]string) []types.Tag {
+func toTags(tags map[string]string) []tag {
 	if len(tags) == 0 {
 		return nil
 	}
-	out := make([]types.Tag, 0, len(tags))
+	out := make([]tag, 0, len(tags))
 	for _, k := range slices.Sorted(maps.Keys(tags)) {
-		out = append(out, types.Tag{Key: aws.String(k), Value: aws.String(tags[k])})
+		out = append(out, tag{Key: k, Value: tags[k]})
 	}
 	return out
 }
 
-func isNotFound(err error) bool {
-	var e *types.ResourceNotFoundException
-	return errors.As(err, &e)
-}
+func isNotFound(err error) bool { return hasCode(err, "ResourceNotFoundException") }
 
-func isInvalidRequest(err error) bool {
-	var e *types.InvalidRequestException
-	return errors.As(err, &e)
+func isInvalidRequest(err error) bool { return hasCode(err, "InvalidRequestException") }
+
+// hasCode reports whether err is Secrets Manager's refusal with code.
+func hasCode(err error, code string) bool {
+	var api interface{ ErrorCode() string }
+	return errors.As(err, &api) && api.ErrorCode() == code
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/evalobs/evalapi/shared/store"
@@ -48,7 +47,7 @@ func (t *Table) batchGet(ctx context.Context, keys []map[string]types.AttributeV
 	req := map[string]types.KeysAndAttributes{t.name: {Keys: keys, ConsistentRead: aws.Bool(consistent)}}
 	wait := t.retry.start()
 	for {
-		out, err := t.api.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
+		out, err := t.batchGetItem(ctx, &BatchGetItemInput{RequestItems: req})
 		if err != nil {
 			return nil, mapErr("batch get", err)
 		}
@@ -116,7 +115,7 @@ func (t *Table) BatchWrite(ctx context.Context, puts []store.Item, deletes []sto
 func (t *Table) batchWrite(ctx context.Context, reqs []types.WriteRequest) error {
 	wait := t.retry.start()
 	for {
-		out, err := t.api.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{
+		out, err := t.batchWriteItem(ctx, &BatchWriteItemInput{
 			RequestItems: map[string][]types.WriteRequest{t.name: reqs},
 		})
 		if err != nil {

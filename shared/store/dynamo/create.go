@@ -6,30 +6,15 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/evalobs/evalapi/shared/store"
 )
-
-// AdminAPI is the part of *dynamodb.Client that CreateTable uses.
-type AdminAPI interface {
-	CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, opts ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error)
-	DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, opts ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
-	UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error)
-	DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeToLiveInput, opts ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error)
-}
-
-var _ AdminAPI = (*dynamodb.Client)(nil)
 
 // CreateTable creates the table name in the shape def (on demand, with its indexes and
 // stream), waits until it and its indexes are ACTIVE and enables TTL. A table that already
 // exists is taken as it is, so the local host and the tests can call this on every start.
-func CreateTable(ctx context.Context, client AdminAPI, name string, def store.Schema) error {
-	_, err := client.CreateTable(ctx, createInput(name, def))
-	var inUse *types.ResourceInUseException
-	if err != nil && !errors.As(err, &inUse) {
+func CreateTable(ctx context.Context, client API, name string, def store.Schema) error {
+	err := client.Call(ctx, "CreateTable", createInput(name, def), nil)
+	if err != nil && !hasCode(err, "ResourceInUseException") {
 		return fmt.Errorf("dynamo: create table %s: %w", name, err)
 	}
 	if err := waitActive(ctx, client, name); err != nil {
@@ -41,62 +26,80 @@ func CreateTable(ctx context.Context, client AdminAPI, name string, def store.Sc
 	return enableTTL(ctx, client, name, def.TTLAttribute)
 }
 
-func createInput(name string, def store.Schema) *dynamodb.CreateTableInput {
-	in := &dynamodb.CreateTableInput{
-		TableName:   aws.String(name),
-		BillingMode: types.BillingModePayPerRequest,
-		KeySchema:   keySchema(def.PartitionKey, def.SortKey),
+// DeleteTable deletes the table name (tests clean up with it).
+func DeleteTable(ctx context.Context, client API, name string) error {
+	if err := client.Call(ctx, "DeleteTable", map[string]string{"TableName": name}, nil); err != nil {
+		return fmt.Errorf("dynamo: delete table %s: %w", name, err)
 	}
+	return nil
+}
+
+type object = map[string]any
+
+func createInput(name string, def store.Schema) object {
+	var attrs []object
 	defined := map[string]bool{}
 	for _, a := range def.KeyAttributes() {
 		if a == "" || defined[a] {
 			continue
 		}
 		defined[a] = true
-		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{
-			AttributeName: aws.String(a),
-			AttributeType: types.ScalarAttributeTypeS,
-		})
+		attrs = append(attrs, object{"AttributeName": a, "AttributeType": "S"})
 	}
-	for _, ix := range def.Indexes {
-		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
-			IndexName:  aws.String(ix.Name),
-			KeySchema:  keySchema(ix.PartitionKey, ix.SortKey),
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
-		})
+	in := object{
+		"TableName":            name,
+		"BillingMode":          "PAY_PER_REQUEST",
+		"KeySchema":            keySchema(def.PartitionKey, def.SortKey),
+		"AttributeDefinitions": attrs,
+	}
+	if len(def.Indexes) > 0 {
+		var gsis []object
+		for _, ix := range def.Indexes {
+			gsis = append(gsis, object{
+				"IndexName":  ix.Name,
+				"KeySchema":  keySchema(ix.PartitionKey, ix.SortKey),
+				"Projection": object{"ProjectionType": "ALL"},
+			})
+		}
+		in["GlobalSecondaryIndexes"] = gsis
 	}
 	if def.StreamView != "" {
-		in.StreamSpecification = &types.StreamSpecification{
-			StreamEnabled:  aws.Bool(true),
-			StreamViewType: types.StreamViewType(def.StreamView),
-		}
+		in["StreamSpecification"] = object{"StreamEnabled": true, "StreamViewType": def.StreamView}
 	}
 	return in
 }
 
-func keySchema(pk, sk string) []types.KeySchemaElement {
-	ks := []types.KeySchemaElement{{AttributeName: aws.String(pk), KeyType: types.KeyTypeHash}}
+func keySchema(pk, sk string) []object {
+	ks := []object{{"AttributeName": pk, "KeyType": "HASH"}}
 	if sk != "" {
-		ks = append(ks, types.KeySchemaElement{AttributeName: aws.String(sk), KeyType: types.KeyTypeRange})
+		ks = append(ks, object{"AttributeName": sk, "KeyType": "RANGE"})
 	}
 	return ks
 }
 
-// waitActive polls until the table and every index are ACTIVE. The SDK's TableExistsWaiter
-// starts at 20 s between polls, far too slow for emulators that are ready at once.
-func waitActive(ctx context.Context, client AdminAPI, name string) error {
+// tableDescription is the part of DescribeTable's answer waitActive reads.
+type tableDescription struct {
+	Table *struct {
+		TableStatus            string
+		GlobalSecondaryIndexes []struct{ IndexStatus string }
+	}
+}
+
+// waitActive polls until the table and every index are ACTIVE. (The SDK's waiter starts at
+// 20 s between polls, far too slow for emulators that are ready at once.)
+func waitActive(ctx context.Context, client API, name string) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	delay := 50 * time.Millisecond
 	for {
-		out, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
-		var missing *types.ResourceNotFoundException
+		var out tableDescription
+		err := client.Call(ctx, "DescribeTable", map[string]string{"TableName": name}, &out)
 		switch {
-		case errors.As(err, &missing):
+		case hasCode(err, "ResourceNotFoundException"):
 			// Just created: not yet visible to reads everywhere.
 		case err != nil:
 			return fmt.Errorf("dynamo: describe table %s: %w", name, err)
-		case active(out.Table):
+		case active(out):
 			return nil
 		}
 		select {
@@ -108,36 +111,41 @@ func waitActive(ctx context.Context, client AdminAPI, name string) error {
 	}
 }
 
-func active(d *types.TableDescription) bool {
-	if d == nil || d.TableStatus != types.TableStatusActive {
+func active(d tableDescription) bool {
+	if d.Table == nil || d.Table.TableStatus != "ACTIVE" {
 		return false
 	}
-	for _, ix := range d.GlobalSecondaryIndexes {
-		if ix.IndexStatus != types.IndexStatusActive {
+	for _, ix := range d.Table.GlobalSecondaryIndexes {
+		if ix.IndexStatus != "ACTIVE" {
 			return false
 		}
 	}
 	return true
 }
 
-func enableTTL(ctx context.Context, client AdminAPI, name, attr string) error {
-	out, err := client.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(name)})
-	if err != nil {
+func enableTTL(ctx context.Context, client API, name, attr string) error {
+	var out struct {
+		TimeToLiveDescription *struct{ AttributeName, TimeToLiveStatus string }
+	}
+	if err := client.Call(ctx, "DescribeTimeToLive", map[string]string{"TableName": name}, &out); err != nil {
 		return fmt.Errorf("dynamo: describe TTL of %s: %w", name, err)
 	}
-	if d := out.TimeToLiveDescription; d != nil && aws.ToString(d.AttributeName) == attr &&
-		(d.TimeToLiveStatus == types.TimeToLiveStatusEnabled || d.TimeToLiveStatus == types.TimeToLiveStatusEnabling) {
+	if d := out.TimeToLiveDescription; d != nil && d.AttributeName == attr &&
+		(d.TimeToLiveStatus == "ENABLED" || d.TimeToLiveStatus == "ENABLING") {
 		return nil
 	}
-	_, err = client.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
-		TableName: aws.String(name),
-		TimeToLiveSpecification: &types.TimeToLiveSpecification{
-			AttributeName: aws.String(attr),
-			Enabled:       aws.Bool(true),
-		},
-	})
+	err := client.Call(ctx, "UpdateTimeToLive", object{
+		"TableName":               name,
+		"TimeToLiveSpecification": object{"AttributeName": attr, "Enabled": true},
+	}, nil)
 	if err != nil {
 		return fmt.Errorf("dynamo: enable TTL on %s.%s: %w", name, attr, err)
 	}
 	return nil
+}
+
+// hasCode reports whether err is DynamoDB's refusal with code.
+func hasCode(err error, code string) bool {
+	var api interface{ ErrorCode() string }
+	return errors.As(err, &api) && api.ErrorCode() == code
 }

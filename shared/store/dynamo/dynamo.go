@@ -13,28 +13,19 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/evalobs/evalapi/shared/store"
 )
 
-// API is the part of *dynamodb.Client the adapter uses.
+// API sends one operation of DynamoDB's JSON protocol: in is encoded as the request, the
+// answer decoded into out (nil: ignored), and a refusal is an error with the service's code
+// (ErrorCode). *awscall.JSON implements it.
 type API interface {
-	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
-	PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
-	DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
-	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
-	Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
-	BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error)
-	BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error)
-	TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
+	Call(ctx context.Context, op string, in, out any) error
 }
 
-var (
-	_ API         = (*dynamodb.Client)(nil)
-	_ store.Table = (*Table)(nil)
-)
+var _ store.Table = (*Table)(nil)
 
 // Table is the store.Table of one DynamoDB table shaped as store.TableSchema.
 type Table struct {
@@ -54,7 +45,7 @@ func (t *Table) Get(ctx context.Context, key store.Key, consistent bool) (store.
 	if err != nil {
 		return nil, fmt.Errorf("dynamo: get: %w", err)
 	}
-	out, err := t.api.GetItem(ctx, &dynamodb.GetItemInput{
+	out, err := t.getItem(ctx, &GetItemInput{
 		TableName:      aws.String(t.name),
 		Key:            k,
 		ConsistentRead: aws.Bool(consistent),
@@ -78,13 +69,13 @@ func (t *Table) Put(ctx context.Context, item store.Item, conds ...store.Cond) e
 	if err != nil {
 		return fmt.Errorf("dynamo: put %s: %w", item.Key(), err)
 	}
-	if _, err := t.api.PutItem(ctx, in); err != nil {
+	if _, err := t.putItem(ctx, in); err != nil {
 		return mapErr("put "+item.Key().String(), err)
 	}
 	return nil
 }
 
-func (t *Table) putInput(item store.Item, conds []store.Cond) (*dynamodb.PutItemInput, error) {
+func (t *Table) putInput(item store.Item, conds []store.Cond) (*PutItemInput, error) {
 	av, err := itemAV(item)
 	if err != nil {
 		return nil, err
@@ -94,7 +85,7 @@ func (t *Table) putInput(item store.Item, conds []store.Cond) (*dynamodb.PutItem
 	if err != nil {
 		return nil, err
 	}
-	return &dynamodb.PutItemInput{
+	return &PutItemInput{
 		TableName:                 aws.String(t.name),
 		Item:                      av,
 		ConditionExpression:       optional(cond),
@@ -114,7 +105,7 @@ func (t *Table) Delete(ctx context.Context, key store.Key, conds ...store.Cond) 
 	if err != nil {
 		return fmt.Errorf("dynamo: delete %s: %w", key, err)
 	}
-	_, err = t.api.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+	_, err = t.deleteItem(ctx, &DeleteItemInput{
 		TableName:                 aws.String(t.name),
 		Key:                       k,
 		ConditionExpression:       optional(cond),
@@ -133,7 +124,7 @@ func (t *Table) Update(ctx context.Context, u store.Update) (store.Item, error) 
 	if err != nil {
 		return nil, fmt.Errorf("dynamo: update %s: %w", u.Key, err)
 	}
-	out, err := t.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	out, err := t.updateItem(ctx, &UpdateItemInput{
 		TableName:                 in.TableName,
 		Key:                       in.Key,
 		UpdateExpression:          in.UpdateExpression,

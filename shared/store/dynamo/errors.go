@@ -1,40 +1,42 @@
 package dynamo
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go"
-
 	"github.com/evalobs/evalapi/shared/store"
 )
 
-// mapErr turns an error of the SDK into the store's errors, keeping the SDK's error in the
+// apiError is a refusal of the service: *awscall.Error, or the SDK's errors.
+type apiError interface {
+	ErrorCode() string
+	ErrorMessage() string
+}
+
+// mapErr turns a refusal of DynamoDB into the store's errors, keeping the original in the
 // chain for logs. op says what was being done ("put USER#1|META").
 func mapErr(op string, err error) error {
-	var (
-		ccf      *types.ConditionalCheckFailedException
-		canceled *types.TransactionCanceledException
-		api      smithy.APIError
-	)
-	switch {
-	case errors.As(err, &ccf):
+	var api apiError
+	if !errors.As(err, &api) {
+		return fmt.Errorf("dynamo: %s: %w", op, err)
+	}
+	switch api.ErrorCode() {
+	case "ConditionalCheckFailedException":
 		return fmt.Errorf("dynamo: %s: %w: %w", op, store.ErrConditionFailed, err)
-	case errors.As(err, &canceled):
-		return fmt.Errorf("dynamo: %s: %w", op, &store.TxCanceledError{Reasons: cancelReasons(canceled)})
-	case errors.As(err, &api):
-		if kind := classify(api); kind != nil {
-			return fmt.Errorf("dynamo: %s: %w: %w", op, kind, err)
-		}
+	case "TransactionCanceledException":
+		return fmt.Errorf("dynamo: %s: %w", op, &store.TxCanceledError{Reasons: cancelReasons(err, api)})
+	}
+	if kind := classify(api); kind != nil {
+		return fmt.Errorf("dynamo: %s: %w: %w", op, kind, err)
 	}
 	return fmt.Errorf("dynamo: %s: %w", op, err)
 }
 
 // classify returns the store error an API error code stands for, or nil.
-func classify(api smithy.APIError) error {
+func classify(api apiError) error {
 	switch api.ErrorCode() {
 	case "ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded":
 		return store.ErrThrottled
@@ -54,20 +56,26 @@ func classify(api smithy.APIError) error {
 var reasonList = regexp.MustCompile(`\[([A-Za-z, ]*)\]\s*$`)
 
 // cancelReasons returns one code per action of the transaction. DynamoDB sends them as
-// CancellationReasons; an endpoint that sends only the message ("... specific reasons
-// [ConditionalCheckFailed, None]") is read from the message.
-func cancelReasons(e *types.TransactionCanceledException) []string {
-	if len(e.CancellationReasons) > 0 {
-		out := make([]string, len(e.CancellationReasons))
-		for i, r := range e.CancellationReasons {
-			out[i] = "None"
-			if r.Code != nil && *r.Code != "" {
-				out[i] = *r.Code
-			}
+// CancellationReasons in the error's body; an endpoint that sends only the message
+// ("... specific reasons [ConditionalCheckFailed, None]") is read from the message.
+func cancelReasons(err error, api apiError) []string {
+	var withBody interface{ ErrorBody() []byte }
+	if errors.As(err, &withBody) {
+		var body struct {
+			CancellationReasons []struct{ Code *string }
 		}
-		return out
+		if json.Unmarshal(withBody.ErrorBody(), &body) == nil && len(body.CancellationReasons) > 0 {
+			out := make([]string, len(body.CancellationReasons))
+			for i, r := range body.CancellationReasons {
+				out[i] = "None"
+				if r.Code != nil && *r.Code != "" {
+					out[i] = *r.Code
+				}
+			}
+			return out
+		}
 	}
-	m := reasonList.FindStringSubmatch(e.ErrorMessage())
+	m := reasonList.FindStringSubmatch(api.ErrorMessage())
 	if m == nil {
 		return nil
 	}

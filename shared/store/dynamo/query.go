@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/evalobs/evalapi/shared/store"
@@ -20,7 +19,7 @@ func (t *Table) Query(ctx context.Context, q store.Query) (store.Page, error) {
 	if err != nil {
 		return store.Page{}, fmt.Errorf("dynamo: query %s %q: %w", indexLabel(q.Index), q.PK, err)
 	}
-	out, err := t.api.Query(ctx, in)
+	out, err := t.query(ctx, in)
 	if err != nil {
 		return store.Page{}, mapErr(fmt.Sprintf("query %s %q", indexLabel(q.Index), q.PK), err)
 	}
@@ -38,7 +37,7 @@ func (t *Table) Query(ctx context.Context, q store.Query) (store.Page, error) {
 	return page, nil
 }
 
-func (t *Table) queryInput(q store.Query) (*dynamodb.QueryInput, error) {
+func (t *Table) queryInput(q store.Query) (*QueryInput, error) {
 	pkAttr, skAttr := store.TableSchema.PartitionKey, store.TableSchema.SortKey
 	if q.Index != "" {
 		ix, ok := store.TableSchema.IndexByName(q.Index)
@@ -70,7 +69,7 @@ func (t *Table) queryInput(q store.Query) (*dynamodb.QueryInput, error) {
 		keyCond += " AND " + skCond
 	}
 
-	in := &dynamodb.QueryInput{
+	in := &QueryInput{
 		TableName:                 aws.String(t.name),
 		KeyConditionExpression:    aws.String(keyCond),
 		ExpressionAttributeNames:  e.attrNames(),

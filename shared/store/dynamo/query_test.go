@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/evalobs/evalapi/shared/store"
@@ -87,8 +86,8 @@ func TestQueryRefusesBeforeSending(t *testing.T) {
 }
 
 func TestQueryPage(t *testing.T) {
-	f := &fakeAPI{query: func(*dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
-		return &dynamodb.QueryOutput{
+	f := &fakeAPI{query: func(*QueryInput) (*QueryOutput, error) {
+		return &QueryOutput{
 			Items: []map[string]types.AttributeValue{{
 				"PK": &types.AttributeValueMemberS{Value: "P"}, "SK": &types.AttributeValueMemberS{Value: "1"},
 				"n": &types.AttributeValueMemberN{Value: "2"},

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/evalobs/evalapi/shared/store"
@@ -35,7 +34,7 @@ func skOf(m map[string]types.AttributeValue) string {
 func TestBatchWriteRetriesUnprocessed(t *testing.T) {
 	written := map[string]int{}
 	retried := map[string]bool{}
-	f := &fakeAPI{batchWrite: func(in *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWriteItemOutput, error) {
+	f := &fakeAPI{batchWrite: func(in *BatchWriteItemInput) (*BatchWriteItemOutput, error) {
 		reqs := in.RequestItems["tbl"]
 		if len(reqs) > store.MaxBatchWrite {
 			t.Fatalf("request of %d items", len(reqs))
@@ -50,7 +49,7 @@ func TestBatchWriteRetriesUnprocessed(t *testing.T) {
 			}
 			written[sk]++
 		}
-		out := &dynamodb.BatchWriteItemOutput{}
+		out := &BatchWriteItemOutput{}
 		if left != nil {
 			out.UnprocessedItems = map[string][]types.WriteRequest{"tbl": left}
 		}
@@ -75,12 +74,12 @@ func TestBatchWriteRetriesUnprocessed(t *testing.T) {
 func TestBatchGetRetriesUnprocessed(t *testing.T) {
 	f := &fakeAPI{}
 	retried := map[string]bool{}
-	f.batchGet = func(in *dynamodb.BatchGetItemInput) (*dynamodb.BatchGetItemOutput, error) {
+	f.batchGet = func(in *BatchGetItemInput) (*BatchGetItemOutput, error) {
 		keys := in.RequestItems["tbl"].Keys
 		if len(keys) > store.MaxBatchGet {
 			t.Fatalf("request of %d keys", len(keys))
 		}
-		out := &dynamodb.BatchGetItemOutput{Responses: map[string][]map[string]types.AttributeValue{}}
+		out := &BatchGetItemOutput{Responses: map[string][]map[string]types.AttributeValue{}}
 		var left []map[string]types.AttributeValue
 		for _, k := range keys {
 			if sk := skOf(k); !retried[sk] && len(left) < 10 {
@@ -111,8 +110,8 @@ func TestBatchGetRetriesUnprocessed(t *testing.T) {
 	}
 }
 
-func alwaysUnprocessed(in *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWriteItemOutput, error) {
-	return &dynamodb.BatchWriteItemOutput{UnprocessedItems: in.RequestItems}, nil
+func alwaysUnprocessed(in *BatchWriteItemInput) (*BatchWriteItemOutput, error) {
+	return &BatchWriteItemOutput{UnprocessedItems: in.RequestItems}, nil
 }
 
 func TestBatchRetryBoundedByContext(t *testing.T) {
@@ -158,10 +157,10 @@ func TestBatchRefusesDuplicateKeys(t *testing.T) {
 func TestBatchGetConsistentRead(t *testing.T) {
 	for _, consistent := range []bool{false, true} {
 		var seen []bool
-		f := &fakeAPI{batchGet: func(in *dynamodb.BatchGetItemInput) (*dynamodb.BatchGetItemOutput, error) {
+		f := &fakeAPI{batchGet: func(in *BatchGetItemInput) (*BatchGetItemOutput, error) {
 			ka := in.RequestItems["tbl"]
 			seen = append(seen, ka.ConsistentRead != nil && *ka.ConsistentRead)
-			return &dynamodb.BatchGetItemOutput{Responses: map[string][]map[string]types.AttributeValue{}}, nil
+			return &BatchGetItemOutput{Responses: map[string][]map[string]types.AttributeValue{}}, nil
 		}}
 		var keys []store.Key
 		for _, it := range items(150) {

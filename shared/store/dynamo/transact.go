@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/evalobs/evalapi/shared/store"
@@ -18,7 +17,7 @@ func (t *Table) Transact(ctx context.Context, ops []store.Op) error {
 	if err != nil {
 		return fmt.Errorf("dynamo: transact: %w", err)
 	}
-	if _, err := t.api.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items}); err != nil {
+	if _, err := t.transactWriteItems(ctx, &TransactWriteItemsInput{TransactItems: items}); err != nil {
 		return mapErr(fmt.Sprintf("transact (%d actions)", len(ops)), err)
 	}
 	return nil

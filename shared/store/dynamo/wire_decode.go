@@ -1,0 +1,170 @@
+package dynamo
+
+import (
+	"encoding/json"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// The outputs decode through wire forms whose attribute values are avMap: the SDK's types
+// are interfaces encoding/json cannot fill.
+
+func (o *GetItemOutput) UnmarshalJSON(b []byte) error {
+	var w struct{ Item avMap }
+	err := json.Unmarshal(b, &w)
+	o.Item = w.Item
+	return err
+}
+
+func (o *UpdateItemOutput) UnmarshalJSON(b []byte) error {
+	var w struct{ Attributes avMap }
+	err := json.Unmarshal(b, &w)
+	o.Attributes = w.Attributes
+	return err
+}
+
+func (o *QueryOutput) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Items            []avMap
+		LastEvaluatedKey avMap
+		Count            int32
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	o.Items = make([]map[string]types.AttributeValue, len(w.Items))
+	for i, it := range w.Items {
+		o.Items[i] = it
+	}
+	o.LastEvaluatedKey, o.Count = w.LastEvaluatedKey, w.Count
+	return nil
+}
+
+func (o *BatchGetItemOutput) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Responses       map[string][]avMap
+		UnprocessedKeys map[string]struct {
+			Keys           []avMap
+			ConsistentRead *bool
+		}
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	o.Responses = make(map[string][]map[string]types.AttributeValue, len(w.Responses))
+	for table, items := range w.Responses {
+		l := make([]map[string]types.AttributeValue, len(items))
+		for i, it := range items {
+			l[i] = it
+		}
+		o.Responses[table] = l
+	}
+	if len(w.UnprocessedKeys) > 0 {
+		o.UnprocessedKeys = make(map[string]types.KeysAndAttributes, len(w.UnprocessedKeys))
+		for table, ka := range w.UnprocessedKeys {
+			keys := make([]map[string]types.AttributeValue, len(ka.Keys))
+			for i, k := range ka.Keys {
+				keys[i] = k
+			}
+			o.UnprocessedKeys[table] = types.KeysAndAttributes{Keys: keys, ConsistentRead: ka.ConsistentRead}
+		}
+	}
+	return nil
+}
+
+func (o *BatchWriteItemOutput) UnmarshalJSON(b []byte) error {
+	var w struct {
+		UnprocessedItems map[string][]struct {
+			PutRequest    *struct{ Item avMap }
+			DeleteRequest *struct{ Key avMap }
+		}
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	if len(w.UnprocessedItems) == 0 {
+		return nil
+	}
+	o.UnprocessedItems = make(map[string][]types.WriteRequest, len(w.UnprocessedItems))
+	for table, reqs := range w.UnprocessedItems {
+		l := make([]types.WriteRequest, 0, len(reqs))
+		for _, r := range reqs {
+			switch {
+			case r.PutRequest != nil:
+				l = append(l, types.WriteRequest{PutRequest: &types.PutRequest{Item: r.PutRequest.Item}})
+			case r.DeleteRequest != nil:
+				l = append(l, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: r.DeleteRequest.Key}})
+			}
+		}
+		o.UnprocessedItems[table] = l
+	}
+	return nil
+}
+
+// avMap is an item (or key) in its wire form.
+type avMap map[string]types.AttributeValue
+
+func (m *avMap) UnmarshalJSON(b []byte) error {
+	var w map[string]*wireAV
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	if w == nil {
+		*m = nil
+		return nil
+	}
+	*m = fromWireMap(w)
+	return nil
+}
+
+// wireAV is one attribute value on the wire: an object with one of these members.
+type wireAV struct {
+	S    *string
+	N    *string
+	B    []byte
+	BOOL *bool
+	NULL *bool
+	M    map[string]*wireAV
+	L    []*wireAV
+	SS   []string
+	NS   []string
+	BS   [][]byte
+}
+
+func fromWireMap(w map[string]*wireAV) map[string]types.AttributeValue {
+	out := make(map[string]types.AttributeValue, len(w))
+	for k, v := range w {
+		out[k] = fromWire(v)
+	}
+	return out
+}
+
+func fromWire(v *wireAV) types.AttributeValue {
+	switch {
+	case v == nil:
+		return &types.AttributeValueMemberNULL{Value: true}
+	case v.S != nil:
+		return &types.AttributeValueMemberS{Value: *v.S}
+	case v.N != nil:
+		return &types.AttributeValueMemberN{Value: *v.N}
+	case v.B != nil:
+		return &types.AttributeValueMemberB{Value: v.B}
+	case v.BOOL != nil:
+		return &types.AttributeValueMemberBOOL{Value: *v.BOOL}
+	case v.M != nil:
+		return &types.AttributeValueMemberM{Value: fromWireMap(v.M)}
+	case v.L != nil:
+		l := make([]types.AttributeValue, len(v.L))
+		for i, e := range v.L {
+			l[i] = fromWire(e)
+		}
+		return &types.AttributeValueMemberL{Value: l}
+	case v.SS != nil:
+		return &types.AttributeValueMemberSS{Value: v.SS}
+	case v.NS != nil:
+		return &types.AttributeValueMemberNS{Value: v.NS}
+	case v.BS != nil:
+		return &types.AttributeValueMemberBS{Value: v.BS}
+	}
+	return &types.AttributeValueMemberNULL{Value: v.NULL != nil && *v.NULL}
+}
