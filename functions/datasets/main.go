@@ -3,8 +3,10 @@
 package main
 
 import (
+	"github.com/aws/aws-lambda-go/lambda"
+
 	"github.com/evalobs/evalapi/shared/app"
 	"github.com/evalobs/evalapi/shared/app/groups"
 )
 
-func main() { app.Lambda(groups.Datasets) }
+func main() { lambda.Start(app.Handler(groups.Datasets)) }

@@ -3,8 +3,10 @@
 package main
 
 import (
+	"github.com/aws/aws-lambda-go/lambda"
+
 	"github.com/evalobs/evalapi/shared/app"
 	"github.com/evalobs/evalapi/shared/app/groups"
 )
 
-func main() { app.Lambda(groups.Scorers) }
+func main() { lambda.Start(app.Handler(groups.Scorers)) }

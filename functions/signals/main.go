@@ -5,6 +5,8 @@
 package main
 
 import (
+	"github.com/aws/aws-lambda-go/lambda"
+
 	"github.com/evalobs/evalapi/shared/app"
 	"github.com/evalobs/evalapi/shared/app/groups"
 
@@ -12,9 +14,9 @@ import (
 	// here, not in shared/signals, so that only this function carries them.
 	_ "time/tzdata"
 
-	"github.com/evalobs/evalapi/shared/app/signalsworker"
+	"github.com/evalobs/evalapi/shared/app/signalscloud"
 )
 
-func init() { app.OnColdStart(signalsworker.CloudPorts) }
+func init() { app.OnColdStart(signalscloud.CloudPorts) }
 
-func main() { app.Lambda(groups.Signals) }
+func main() { lambda.Start(app.Handler(groups.Signals)) }

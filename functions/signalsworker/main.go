@@ -10,12 +10,13 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/evalobs/evalapi/shared/app"
+	"github.com/evalobs/evalapi/shared/app/signalscloud"
 	"github.com/evalobs/evalapi/shared/app/signalsworker"
 )
 
 func main() {
 	d := app.ColdStart()
-	w, err := signalsworker.Cloud(&d, os.Getenv, signalsworker.Model(d))
+	w, err := signalscloud.Cloud(&d, os.Getenv, signalsworker.Model(d))
 	if err != nil {
 		d.Log.Error("init failed", "error", err.Error())
 		os.Exit(1)

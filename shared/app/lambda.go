@@ -9,7 +9,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 )
 
@@ -23,11 +22,13 @@ func Proxy(h http.Handler) ProxyFunc {
 	return httpadapter.NewV2(h).ProxyWithContext
 }
 
-// Lambda is the whole main of an HTTP API function: it builds the dependencies once per
-// cold start, mounts register on a router and serves invocations until the runtime stops
-// the process.
-func Lambda(register Register) {
-	lambda.Start(Proxy(NewRouter(ColdStart(), register)))
+// Handler is the Lambda handler of an HTTP API function, which its main gives to
+// lambda.Start: it builds the dependencies once per cold start and mounts register on a
+// router. (The mains call lambda.Start themselves so that this package, which the local
+// host links too, does not bring the Lambda runtime client and its net/rpc and gob
+// initialisers into the host.)
+func Handler(register Register) ProxyFunc {
+	return Proxy(NewRouter(ColdStart(), register))
 }
 
 // ColdStart reads the configuration and builds the cloud dependencies of a function, for

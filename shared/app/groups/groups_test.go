@@ -11,7 +11,7 @@ import (
 
 // TestFunctionsMatchGroups holds functions/ and the table to each other: every group has a
 // function whose main starts that group's Register, and every HTTP function (a main calling
-// app.Lambda) is a group. Other functions (stream workers) are not groups.
+// app.Handler) is a group. Other functions (stream workers) are not groups.
 func TestFunctionsMatchGroups(t *testing.T) {
 	dir := filepath.Join("..", "..", "..", "functions")
 	entries, err := os.ReadDir(dir)
@@ -27,11 +27,11 @@ func TestFunctionsMatchGroups(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(string(src), "app.Lambda(") {
+		if !strings.Contains(string(src), "app.Handler(") {
 			continue
 		}
 		httpFns = append(httpFns, e.Name())
-		call := "app.Lambda(groups." + exported(e.Name()) + ")"
+		call := "lambda.Start(app.Handler(groups." + exported(e.Name()) + "))"
 		if !strings.Contains(string(src), call) {
 			t.Errorf("functions/%s/main.go does not call %s", e.Name(), call)
 		}

@@ -1,4 +1,4 @@
-package signalsworker
+package signalscloud
 
 import (
 	"encoding/json"

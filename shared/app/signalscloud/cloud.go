@@ -1,9 +1,15 @@
-package signalsworker
+// Package signalscloud is the signals functions' AWS side: the API function starts runs in
+// the worker function (an asynchronous Lambda invocation) and keeps the configurations'
+// EventBridge Scheduler schedules; the worker puts findings on an EventBridge bus. It is
+// apart from signalsworker so that the local host, which runs the same worker in-process,
+// links none of it (the Scheduler's SDK types bring their endpoint tables and initialiser).
+package signalscloud
 
 import (
 	"context"
 
 	"github.com/evalobs/evalapi/shared/app"
+	"github.com/evalobs/evalapi/shared/app/signalsworker"
 	"github.com/evalobs/evalapi/shared/notify"
 	"github.com/evalobs/evalapi/shared/schedule/ebscheduler"
 	"github.com/evalobs/evalapi/shared/signals"
@@ -37,7 +43,7 @@ func CloudPorts(d *app.Deps, getenv func(string) string) error {
 
 // Cloud fills d's signals ports from the environment (the API function: start the worker,
 // keep the schedules) and returns the worker (the worker function), whose runs ask model
-// (Model(d) in the worker function).
+// (signalsworker.Model(d) in the worker function).
 func Cloud(d *app.Deps, getenv func(string) string, model signals.Model) (*signals.Worker, error) {
 	awsCfg, err := app.LambdaAWSConfig(getenv)
 	if err != nil {
@@ -45,7 +51,7 @@ func Cloud(d *app.Deps, getenv func(string) string, model signals.Model) (*signa
 	}
 	raw := newRawAWS(awsCfg)
 	bus := &EventBridge{raw: raw, Bus: getenv(EnvEventBus)}
-	r := Runner(*d, model, Publisher(*d, bus))
+	r := signalsworker.Runner(*d, model, signalsworker.Publisher(*d, bus))
 	sch, err := cloudPorts(d, getenv, raw)
 	if err != nil || sch == nil {
 		return &signals.Worker{Runner: r, Log: d.Log}, err
