@@ -40,6 +40,11 @@ func NewRouter(log *slog.Logger) *Router {
 // wrapped by mw (the first is outermost), and for its twin (Twin): the same operation
 // answers at the specification's /v2 path and at the unprefixed path the original
 // service's clients call, with the same handler, so the two cannot behave differently.
+//
+// Only the /v2 form goes into the ServeMux; ServeHTTP gives a path without the prefix the
+// prefix before matching. Registering both forms doubled the patterns, and a ServeMux
+// registration (parsing, conflict checks, the caller's location) is most of the time it
+// takes to build a router at start.
 func (rt *Router) Handle(pattern string, h HandlerFunc, mw ...Middleware) {
 	rt.handlers[pattern] = h
 	for i := len(mw) - 1; i >= 0; i-- {
@@ -50,9 +55,35 @@ func (rt *Router) Handle(pattern string, h HandlerFunc, mw ...Middleware) {
 			WriteError(w, r, rt.log, err)
 		}
 	})
-	rt.mux.Handle(pattern, serve)
-	rt.mux.Handle(Twin(pattern), serve)
+	rt.mux.Handle(prefixed(pattern), serve)
 	rt.patterns = append(rt.patterns, pattern)
+}
+
+// prefixed is the /v2 form of a pattern.
+func prefixed(pattern string) string {
+	_, path, ok := strings.Cut(pattern, " ")
+	if !ok {
+		path = pattern
+	}
+	if strings.HasPrefix(path, VersionPrefix+"/") {
+		return pattern
+	}
+	return Twin(pattern)
+}
+
+// withPrefix returns r with its path in the /v2 form the mux holds, and whether it changed.
+// r must be the router's own copy (it is: ServeHTTP's WithContext made it).
+func withPrefix(r *http.Request) bool {
+	if strings.HasPrefix(r.URL.Path, VersionPrefix+"/") {
+		return false
+	}
+	u := *r.URL
+	u.Path = VersionPrefix + u.Path
+	if u.RawPath != "" {
+		u.RawPath = VersionPrefix + u.RawPath
+	}
+	r.URL = &u
+	return true
 }
 
 // VersionPrefix is the prefix of the specification's paths (§9).
@@ -80,7 +111,12 @@ func Twin(pattern string) string {
 // Match returns the pattern r reaches on this router ("" for none): the registered form or
 // its twin, for tests that check both forms answer.
 func (rt *Router) Match(r *http.Request) string {
+	r = r.WithContext(r.Context())
+	twin := withPrefix(r)
 	_, pattern := rt.mux.Handler(r)
+	if twin && pattern != "" {
+		return Twin(pattern)
+	}
 	return pattern
 }
 
@@ -108,17 +144,18 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	id := requestIDOf(r)
 	r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
+	twin := withPrefix(r)
 	rec := &recorder{ResponseWriter: w}
 	rec.Header().Set("X-Request-Id", id)
 	defer func() {
 		if p := recover(); p != nil {
-			rt.log.ErrorContext(r.Context(), "panic", "request_id", id, "route", r.Pattern, "panic_type", panicType(p))
+			rt.log.ErrorContext(r.Context(), "panic", "request_id", id, "route", routeOf(r, twin), "panic_type", panicType(p))
 			if !rec.wrote {
 				WriteJSON(rec, http.StatusInternalServerError, map[string]string{"detail": "Internal Server Error"})
 			}
 		}
 		rt.log.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("request_id", id), slog.String("method", r.Method),
-			slog.String("route", routeOf(r)), slog.Int("status", rec.status),
+			slog.String("route", routeOf(r, twin)), slog.Int("status", rec.status),
 			slog.Float64("latency_ms", float64(time.Since(start).Microseconds())/1000))
 	}()
 	r.Body = http.MaxBytesReader(rec, r.Body, MaxBody*16)
@@ -142,11 +179,15 @@ func (rt *Router) unmatched(w http.ResponseWriter, r *http.Request) {
 	WriteJSON(w, http.StatusNotFound, map[string]string{"detail": "Not Found"})
 }
 
-func routeOf(r *http.Request) string {
-	if r.Pattern != "" {
-		return r.Pattern
+// routeOf is the pattern r matched, in the form it was called by (twin: without /v2).
+func routeOf(r *http.Request, twin bool) string {
+	switch {
+	case r.Pattern == "":
+		return "unmatched"
+	case twin:
+		return Twin(r.Pattern)
 	}
-	return "unmatched"
+	return r.Pattern
 }
 
 func panicType(p any) string {
