@@ -96,7 +96,15 @@ func (c *JSON) answer(op string, resp *Response, out any) error {
 	if out == nil {
 		return nil
 	}
-	if err := json.Unmarshal(resp.Body, out); err != nil {
+	var err error
+	if u, ok := out.(json.Unmarshaler); ok {
+		// An output that reads its answer itself does it in one pass (json.Unmarshal would
+		// first check the whole text, a pass as long as a hand decoder's).
+		err = u.UnmarshalJSON(resp.Body)
+	} else {
+		err = json.Unmarshal(resp.Body, out)
+	}
+	if err != nil {
 		return fmt.Errorf("%s %s: decoding the answer: %w", c.Service, op, err)
 	}
 	return nil

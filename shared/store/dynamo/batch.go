@@ -51,13 +51,7 @@ func (t *Table) batchGet(ctx context.Context, keys []map[string]types.AttributeV
 		if err != nil {
 			return nil, mapErr("batch get", err)
 		}
-		for _, av := range out.Responses[t.name] {
-			it, err := toItem(av)
-			if err != nil {
-				return nil, fmt.Errorf("dynamo: batch get: %w", err)
-			}
-			items = append(items, it)
-		}
+		items = append(items, out.Responses[t.name]...)
 		left := out.UnprocessedKeys[t.name]
 		if len(left.Keys) == 0 {
 			return items, nil

@@ -56,11 +56,7 @@ func (t *Table) Get(ctx context.Context, key store.Key, consistent bool) (store.
 	if out.Item == nil {
 		return nil, fmt.Errorf("dynamo: get %s: %w", key, store.ErrNotFound)
 	}
-	it, err := toItem(out.Item)
-	if err != nil {
-		return nil, fmt.Errorf("dynamo: get %s: %w", key, err)
-	}
-	return it, nil
+	return out.Item, nil
 }
 
 // Put writes a whole item.
@@ -136,11 +132,7 @@ func (t *Table) Update(ctx context.Context, u store.Update) (store.Item, error) 
 	if err != nil {
 		return nil, mapErr("update "+u.Key.String(), err)
 	}
-	it, err := toItem(out.Attributes)
-	if err != nil {
-		return nil, fmt.Errorf("dynamo: update %s: %w", u.Key, err)
-	}
-	return it, nil
+	return out.Attributes, nil
 }
 
 // updateInput builds the parts of an update shared by UpdateItem and a transaction's Update.

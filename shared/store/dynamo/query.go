@@ -23,13 +23,9 @@ func (t *Table) Query(ctx context.Context, q store.Query) (store.Page, error) {
 	if err != nil {
 		return store.Page{}, mapErr(fmt.Sprintf("query %s %q", indexLabel(q.Index), q.PK), err)
 	}
-	page := store.Page{Items: make([]store.Item, 0, len(out.Items))}
-	for _, av := range out.Items {
-		it, err := toItem(av)
-		if err != nil {
-			return store.Page{}, fmt.Errorf("dynamo: query %q: %w", q.PK, err)
-		}
-		page.Items = append(page.Items, it)
+	page := store.Page{Items: out.Items}
+	if page.Items == nil {
+		page.Items = []store.Item{}
 	}
 	if page.Next, err = toCursor(out.LastEvaluatedKey); err != nil {
 		return store.Page{}, fmt.Errorf("dynamo: query %q: %w", q.PK, err)

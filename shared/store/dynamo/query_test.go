@@ -88,10 +88,7 @@ func TestQueryRefusesBeforeSending(t *testing.T) {
 func TestQueryPage(t *testing.T) {
 	f := &fakeAPI{query: func(*QueryInput) (*QueryOutput, error) {
 		return &QueryOutput{
-			Items: []map[string]types.AttributeValue{{
-				"PK": &types.AttributeValueMemberS{Value: "P"}, "SK": &types.AttributeValueMemberS{Value: "1"},
-				"n": &types.AttributeValueMemberN{Value: "2"},
-			}},
+			Items: []store.Item{{"PK": "P", "SK": "1", "n": int64(2)}},
 			LastEvaluatedKey: map[string]types.AttributeValue{
 				"PK": &types.AttributeValueMemberS{Value: "P"}, "SK": &types.AttributeValueMemberS{Value: "1"},
 			},

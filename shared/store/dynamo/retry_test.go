@@ -79,7 +79,7 @@ func TestBatchGetRetriesUnprocessed(t *testing.T) {
 		if len(keys) > store.MaxBatchGet {
 			t.Fatalf("request of %d keys", len(keys))
 		}
-		out := &BatchGetItemOutput{Responses: map[string][]map[string]types.AttributeValue{}}
+		out := &BatchGetItemOutput{Responses: map[string][]store.Item{}}
 		var left []map[string]types.AttributeValue
 		for _, k := range keys {
 			if sk := skOf(k); !retried[sk] && len(left) < 10 {
@@ -87,7 +87,11 @@ func TestBatchGetRetriesUnprocessed(t *testing.T) {
 				left = append(left, k)
 				continue
 			}
-			out.Responses["tbl"] = append(out.Responses["tbl"], k)
+			it, err := toItem(k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out.Responses["tbl"] = append(out.Responses["tbl"], it)
 		}
 		if left != nil {
 			out.UnprocessedKeys = map[string]types.KeysAndAttributes{"tbl": {Keys: left}}
@@ -160,7 +164,7 @@ func TestBatchGetConsistentRead(t *testing.T) {
 		f := &fakeAPI{batchGet: func(in *BatchGetItemInput) (*BatchGetItemOutput, error) {
 			ka := in.RequestItems["tbl"]
 			seen = append(seen, ka.ConsistentRead != nil && *ka.ConsistentRead)
-			return &BatchGetItemOutput{Responses: map[string][]map[string]types.AttributeValue{}}, nil
+			return &BatchGetItemOutput{Responses: map[string][]store.Item{}}, nil
 		}}
 		var keys []store.Key
 		for _, it := range items(150) {

@@ -21,9 +21,10 @@ type GetItemInput struct {
 	ConsistentRead *bool
 }
 
-// GetItemOutput is GetItem's output; Item is nil when there is no item.
+// GetItemOutput is GetItem's output; Item is nil when there is no item. Items of outputs
+// are decoded straight into the store's vocabulary (wireItem).
 type GetItemOutput struct {
-	Item map[string]types.AttributeValue
+	Item store.Item
 }
 
 // PutItemInput is PutItem's input.
@@ -63,7 +64,7 @@ type UpdateItemInput struct {
 
 // UpdateItemOutput is UpdateItem's output.
 type UpdateItemOutput struct {
-	Attributes map[string]types.AttributeValue
+	Attributes store.Item
 }
 
 // QueryInput is Query's input.
@@ -81,7 +82,7 @@ type QueryInput struct {
 
 // QueryOutput is Query's output.
 type QueryOutput struct {
-	Items            []map[string]types.AttributeValue
+	Items            []store.Item
 	LastEvaluatedKey map[string]types.AttributeValue
 	Count            int32
 }
@@ -93,7 +94,7 @@ type BatchGetItemInput struct {
 
 // BatchGetItemOutput is BatchGetItem's output.
 type BatchGetItemOutput struct {
-	Responses       map[string][]map[string]types.AttributeValue
+	Responses       map[string][]store.Item
 	UnprocessedKeys map[string]types.KeysAndAttributes
 }
 

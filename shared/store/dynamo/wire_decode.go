@@ -2,47 +2,79 @@ package dynamo
 
 import (
 	"encoding/json"
+	"fmt"
+	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/evalobs/evalapi/shared/store"
 )
 
 // The outputs decode through wire forms whose attribute values are avMap: the SDK's types
 // are interfaces encoding/json cannot fill.
 
 func (o *GetItemOutput) UnmarshalJSON(b []byte) error {
-	var w struct{ Item avMap }
+	var w struct{ Item wireItem }
 	err := json.Unmarshal(b, &w)
-	o.Item = w.Item
+	o.Item = store.Item(w.Item)
 	return err
 }
 
 func (o *UpdateItemOutput) UnmarshalJSON(b []byte) error {
-	var w struct{ Attributes avMap }
+	var w struct{ Attributes wireItem }
 	err := json.Unmarshal(b, &w)
-	o.Attributes = w.Attributes
+	o.Attributes = store.Item(w.Attributes)
 	return err
 }
 
+// A query page is read by hand, items straight into the store's vocabulary: through
+// encoding/json, its own scan of the page cost as much as the items' decoding.
 func (o *QueryOutput) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Items            []avMap
-		LastEvaluatedKey avMap
-		Count            int32
+	*o = QueryOutput{}
+	d := avDecoder{b: b}
+	err := d.object(func(name string) error {
+		switch name {
+		case "Items":
+			items, err := d.items()
+			o.Items = items
+			return err
+		case "LastEvaluatedKey":
+			raw, err := d.skip()
+			if err != nil {
+				return err
+			}
+			var k avMap
+			if err := json.Unmarshal(raw, &k); err != nil {
+				return err
+			}
+			o.LastEvaluatedKey = k
+		case "Count":
+			raw, err := d.skip()
+			if err != nil {
+				return err
+			}
+			n, err := strconv.ParseInt(string(raw), 10, 32)
+			if err != nil {
+				return fmt.Errorf("%w: query answer: Count %q", store.ErrInvalid, raw)
+			}
+			o.Count = int32(n)
+		default:
+			_, err := d.skip()
+			return err
+		}
+		return nil
+	})
+	if err == nil {
+		if d.space(); d.i != len(d.b) {
+			err = d.fail("after the answer")
+		}
 	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	o.Items = make([]map[string]types.AttributeValue, len(w.Items))
-	for i, it := range w.Items {
-		o.Items[i] = it
-	}
-	o.LastEvaluatedKey, o.Count = w.LastEvaluatedKey, w.Count
-	return nil
+	return err
 }
 
 func (o *BatchGetItemOutput) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Responses       map[string][]avMap
+		Responses       map[string][]wireItem
 		UnprocessedKeys map[string]struct {
 			Keys           []avMap
 			ConsistentRead *bool
@@ -51,11 +83,11 @@ func (o *BatchGetItemOutput) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	o.Responses = make(map[string][]map[string]types.AttributeValue, len(w.Responses))
+	o.Responses = make(map[string][]store.Item, len(w.Responses))
 	for table, items := range w.Responses {
-		l := make([]map[string]types.AttributeValue, len(items))
+		l := make([]store.Item, len(items))
 		for i, it := range items {
-			l[i] = it
+			l[i] = store.Item(it)
 		}
 		o.Responses[table] = l
 	}
