@@ -43,14 +43,8 @@ func (l *lexer) raw() string {
 	for l.i < len(l.s) {
 		switch c := l.s[l.i]; c {
 		case '"':
-			j := l.i + 1
-			for j < len(l.s) && l.s[j] != '"' {
-				if l.s[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			if j >= len(l.s) {
+			j := l.stringEnd(l.i)
+			if j < 0 {
 				l.fail()
 				return ""
 			}

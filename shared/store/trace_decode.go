@@ -15,7 +15,13 @@ import (
 // newer build, with columns this one lacks, still decodes exactly as before. The scan of a
 // metrics search decodes millions of headers; TestDecodeTraceFastPath holds the two equal.
 func decodeTraceHeader(doc string, tr *Trace) bool {
-	l := lexer{s: doc}
+	return decodeTraceHeaderIn(doc, tr, nil)
+}
+
+// decodeTraceHeaderIn is decodeTraceHeader with the values the header's pointers and
+// metrics map point to taken from sc when it is not nil (see scratch).
+func decodeTraceHeaderIn(doc string, tr *Trace, sc *scratch) bool {
+	l := lexer{s: doc, sc: sc}
 	ok := l.object(func(key string) bool {
 		switch key {
 		case "id":
@@ -29,8 +35,7 @@ func decodeTraceHeader(doc string, tr *Trace) bool {
 		case "created_at":
 			tr.CreatedAt = l.time()
 		case "updated_at":
-			t := l.time()
-			tr.UpdatedAt = &t
+			tr.UpdatedAt = keep(&l, times, l.time())
 		case "type":
 			tr.Type = l.str()
 		case "name":
@@ -38,8 +43,7 @@ func decodeTraceHeader(doc string, tr *Trace) bool {
 		case "tags":
 			tr.Tags = l.strList()
 		case "status_code":
-			n := l.int()
-			tr.StatusCode = &n
+			tr.StatusCode = l.intPtr()
 		case "external_id":
 			tr.ExternalID = l.strPtr()
 		case "dataset_input":
@@ -104,7 +108,15 @@ func (l *lexer) usage(key string, u *Usage) bool {
 }
 
 func (l *lexer) metrics() map[string]MetricValue {
-	out := map[string]MetricValue{}
+	var out map[string]MetricValue
+	if l.sc != nil {
+		if l.sc.metrics == nil {
+			l.sc.metrics = map[string]MetricValue{}
+		}
+		out = l.sc.metrics
+	} else {
+		out = map[string]MetricValue{}
+	}
 	l.object(func(name string) bool {
 		var v MetricValue
 		ok := l.object(func(key string) bool {
@@ -114,8 +126,7 @@ func (l *lexer) metrics() map[string]MetricValue {
 			case "c":
 				v.Category = l.strPtr()
 			case "b":
-				b := l.bool()
-				v.Bool = &b
+				v.Bool = keep(l, bools, l.bool())
 			case "e":
 				v.Error = l.scorerError()
 			case "st":
@@ -158,7 +169,7 @@ func (l *lexer) scorerError() *ScorerError {
 		}
 		return !l.bad
 	})
-	return &e
+	return keep(l, scorerErrs, e)
 }
 
 // lexer reads the JSON that encoding/json writes (no insignificant white space); bad is set
@@ -167,7 +178,47 @@ type lexer struct {
 	s   string
 	i   int
 	bad bool
+	sc  *scratch // nil: values pointed to are allocated one by one
 }
+
+// scratch holds the values a decoded header points to, reused from trace to trace by a scan
+// whose callback keeps none of them (ScanOptions.Transient): a header's dozen pointers and
+// its metrics map were most of a scan's allocations, and the collector's work with them.
+type scratch struct {
+	floats  []float64
+	ints    []int64
+	strs    []string
+	bools   []bool
+	times   []time.Time
+	errs    []ScorerError
+	metrics map[string]MetricValue
+}
+
+// reset makes the storage of the last trace the next one's.
+func (sc *scratch) reset() {
+	sc.floats, sc.ints, sc.strs, sc.bools = sc.floats[:0], sc.ints[:0], sc.strs[:0], sc.bools[:0]
+	sc.times, sc.errs = sc.times[:0], sc.errs[:0]
+	clear(sc.metrics)
+}
+
+// keep returns a pointer to v: into slab when the lexer has a scratch (slab is one of its
+// fields; a grown slab leaves earlier pointers on the old array, still valid), else to a
+// fresh copy.
+func keep[T any](l *lexer, slab func(*scratch) *[]T, v T) *T {
+	if l.sc == nil {
+		return &v
+	}
+	p := slab(l.sc)
+	*p = append(*p, v)
+	return &(*p)[len(*p)-1]
+}
+
+func floats(sc *scratch) *[]float64         { return &sc.floats }
+func ints(sc *scratch) *[]int64             { return &sc.ints }
+func strs(sc *scratch) *[]string            { return &sc.strs }
+func bools(sc *scratch) *[]bool             { return &sc.bools }
+func times(sc *scratch) *[]time.Time        { return &sc.times }
+func scorerErrs(sc *scratch) *[]ScorerError { return &sc.errs }
 
 func (l *lexer) fail() { l.bad, l.i = true, len(l.s) }
 
@@ -231,14 +282,8 @@ func (l *lexer) str() string {
 
 // escaped reads the string opening at quote whose text holds an escape.
 func (l *lexer) escaped(quote int) string {
-	j := quote + 1
-	for j < len(l.s) && l.s[j] != '"' {
-		if l.s[j] == '\\' {
-			j++
-		}
-		j++
-	}
-	if j >= len(l.s) {
+	j := l.stringEnd(quote)
+	if j < 0 {
 		l.fail()
 		return ""
 	}
@@ -251,9 +296,28 @@ func (l *lexer) escaped(quote int) string {
 	return s
 }
 
+// stringEnd is the index of the quote closing the string that opens at quote, passing
+// escapes; -1 when the text ends first.
+func (l *lexer) stringEnd(quote int) int {
+	j := quote + 1
+	for j < len(l.s) && l.s[j] != '"' {
+		if l.s[j] == '\\' {
+			j++
+		}
+		j++
+	}
+	if j >= len(l.s) {
+		return -1
+	}
+	return j
+}
+
 func (l *lexer) strPtr() *string {
-	s := l.str()
-	return &s
+	if l.sc == nil {
+		s := l.str()
+		return &s
+	}
+	return keep(l, strs, l.str())
 }
 
 func (l *lexer) strList() []string {
@@ -325,8 +389,11 @@ func (l *lexer) int() int64 {
 }
 
 func (l *lexer) intPtr() *int64 {
-	n := l.int()
-	return &n
+	if l.sc == nil {
+		n := l.int()
+		return &n
+	}
+	return keep(l, ints, l.int())
 }
 
 func (l *lexer) floatPtr() *float64 {
@@ -334,7 +401,10 @@ func (l *lexer) floatPtr() *float64 {
 	if err != nil {
 		l.fail()
 	}
-	return &f
+	if l.sc == nil {
+		return &f
+	}
+	return keep(l, floats, f)
 }
 
 func (l *lexer) time() time.Time {

@@ -46,14 +46,18 @@ func scanTracesRanged(ctx context.Context, r AttrRanger, q Query, opts ScanOptio
 	var (
 		tr    Trace
 		fnErr error // fn's own, returned as it is (ScanTraces does not wrap them)
+		sc    *scratch
 	)
+	if opts.Transient {
+		sc = &scratch{}
+	}
 	err := r.RangeAttrs(ctx, q, traceScanAttrs, func(v []AttrView) error {
 		doc, content := v[0], v[1]
 		if opts.Prefilter != nil && !opts.Prefilter(content.S) {
 			return nil
 		}
 		key := func() Key { return Key{PK: strings.Clone(v[2].S), SK: strings.Clone(v[3].S)} }
-		if err := decodeTraceDoc(strings.Clone(doc.S), key, &tr); err != nil {
+		if err := decodeTraceDocIn(strings.Clone(doc.S), key, &tr, sc); err != nil {
 			return err
 		}
 		if opts.Content {

@@ -249,8 +249,16 @@ func DecodeTrace(it Item, into *Trace) error {
 // decodeTraceDoc reads a trace's header from its doc attribute (which the trace keeps
 // slices of: doc must stay unchanged); key names the item in an error.
 func decodeTraceDoc(doc string, key func() Key, into *Trace) error {
+	return decodeTraceDocIn(doc, key, into, nil)
+}
+
+// decodeTraceDocIn is decodeTraceDoc with a scratch for the header's values (nil: none).
+func decodeTraceDocIn(doc string, key func() Key, into *Trace, sc *scratch) error {
 	*into = Trace{}
-	if decodeTraceHeader(doc, into) {
+	if sc != nil {
+		sc.reset()
+	}
+	if decodeTraceHeaderIn(doc, into, sc) {
 		return nil
 	}
 	*into = Trace{}
@@ -292,6 +300,10 @@ type ScanOptions struct {
 	// Prefilter, when set, sees each trace's raw content (JSON text) before anything of it
 	// is decoded; false skips the trace (it cannot match the query).
 	Prefilter func(rawContent string) bool
+	// Transient says fn keeps nothing a trace points to (its pointer fields, maps and
+	// slices) after it returns; the scan may then reuse their storage for the next trace.
+	// Strings may be kept.
+	Transient bool
 }
 
 // ScanTraces calls fn with every trace of the run created in [from, to), in time order,

@@ -1,7 +1,9 @@
 package store_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -61,6 +63,58 @@ func TestPutTracesIsIdempotentAndScansInRange(t *testing.T) {
 			if err != nil || ok != want {
 				t.Fatalf("claim %d: %v %v", i, ok, err)
 			}
+		}
+	})
+}
+
+// TestTransientScanMatches: a transient scan shows every trace as a plain one does, though
+// it reuses what the traces point to (each is read at its callback, as the contract says).
+func TestTransientScanMatches(t *testing.T) {
+	eachTable(t, func(t *testing.T, tbl store.Table) {
+		ctx := t.Context()
+		base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		var trs []store.Trace
+		for i := range 40 {
+			lat, cost, tok, code := float64(i)/4, float64(i)/1000, int64(i*3), int64(200+i%3)
+			cat, b := fmt.Sprintf("c%d", i%4), i%2 == 0
+			sess := fmt.Sprintf("s%d", i%5)
+			tr := store.Trace{ID: fmt.Sprintf("t%02d", i), RunID: "run1", OrgID: "o1", CreatedAt: base.Add(time.Duration(i) * time.Second),
+				StatusCode: &code, SessionID: &sess, Tags: []string{"a", cat},
+				Metrics: map[string]store.MetricValue{"q": {Category: &cat}, "ok": {Bool: &b}}}
+			tr.LatencyMs, tr.TotalCost, tr.TotalTokens = &lat, &cost, &tok
+			if i%3 == 0 {
+				tr.Metrics["bad"] = store.MetricValue{Error: &store.ScorerError{Code: int64(i), Message: "m"}}
+				up := tr.CreatedAt.Add(time.Minute)
+				tr.UpdatedAt = &up
+			}
+			if i%7 == 0 {
+				tr.Metrics = nil // a header without metrics after one with them
+			}
+			trs = append(trs, tr)
+		}
+		if _, err := store.PutTraces(ctx, tbl, trs); err != nil {
+			t.Fatal(err)
+		}
+		scan := func(transient bool) []string {
+			var out []string
+			err := store.ScanTraces(ctx, tbl, "run1", base, base.Add(time.Hour), store.ScanOptions{Transient: transient}, func(tr *store.Trace) error {
+				b, err := json.Marshal(tr)
+				out = append(out, string(b))
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return out
+		}
+		plain, transient := scan(false), scan(true)
+		if len(plain) != len(trs) || !slices.Equal(plain, transient) {
+			for i := range min(len(plain), len(transient)) {
+				if plain[i] != transient[i] {
+					t.Fatalf("trace %d:\n plain     %s\n transient %s", i, plain[i], transient[i])
+				}
+			}
+			t.Fatalf("%d plain, %d transient traces", len(plain), len(transient))
 		}
 	})
 }

@@ -77,6 +77,9 @@ func scanSlice(ctx context.Context, t store.Table, runID string, q searchRequest
 	from, to time.Time, seen *atomic.Int64, bound int64) error {
 	var buf []string
 	opts := scanOptions(q.filters, q.groupBy)
+	// The aggregator copies what it keeps of a trace (numbers, and strings, which the scan
+	// does not reuse).
+	opts.Transient = true
 	return store.ScanTraces(ctx, t, runID, from, to, opts, func(tr *store.Trace) error {
 		if seen.Add(1) > bound {
 			return errScanBound
