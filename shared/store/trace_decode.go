@@ -206,11 +206,19 @@ func (sc *scratch) reset() {
 // fresh copy.
 func keep[T any](l *lexer, slab func(*scratch) *[]T, v T) *T {
 	if l.sc == nil {
-		return &v
+		return heapCopy(v)
 	}
 	p := slab(l.sc)
 	*p = append(*p, v)
 	return &(*p)[len(*p)-1]
+}
+
+// heapCopy is a fresh copy of v. (keep returning &v would move v to the heap on every call,
+// the scratch path's too.)
+func heapCopy[T any](v T) *T {
+	p := new(T)
+	*p = v
+	return p
 }
 
 func floats(sc *scratch) *[]float64         { return &sc.floats }
@@ -312,13 +320,7 @@ func (l *lexer) stringEnd(quote int) int {
 	return j
 }
 
-func (l *lexer) strPtr() *string {
-	if l.sc == nil {
-		s := l.str()
-		return &s
-	}
-	return keep(l, strs, l.str())
-}
+func (l *lexer) strPtr() *string { return keep(l, strs, l.str()) }
 
 func (l *lexer) strList() []string {
 	if !l.next('[') {
@@ -388,21 +390,12 @@ func (l *lexer) int() int64 {
 	return n
 }
 
-func (l *lexer) intPtr() *int64 {
-	if l.sc == nil {
-		n := l.int()
-		return &n
-	}
-	return keep(l, ints, l.int())
-}
+func (l *lexer) intPtr() *int64 { return keep(l, ints, l.int()) }
 
 func (l *lexer) floatPtr() *float64 {
 	f, err := strconv.ParseFloat(l.number(), 64)
 	if err != nil {
 		l.fail()
-	}
-	if l.sc == nil {
-		return &f
 	}
 	return keep(l, floats, f)
 }
