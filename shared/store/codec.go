@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/evalobs/evalapi/shared/fixed"
 )
 
 // The typed decoder: Unmarshal fills a record's struct from an item's values directly, by a
@@ -17,7 +19,8 @@ import (
 // of writing the item as JSON text for encoding/json to read back. Each number goes straight
 // into its field. It answers as encoding/json would on that text (TestCodecMatchesJSON holds
 // the two equal on every record type of this package): what the plan does not know — a type
-// with its own UnmarshalJSON or UnmarshalText (fixed.Value, Content, ...), a ",string" field,
+// with its own UnmarshalJSON or UnmarshalText (AnswerOptions, ScorerFilter, ...; fixed.Value and
+// Content have cases of their own that answer as their UnmarshalJSON), a ",string" field,
 // an array, []byte, a non-string map key — is decoded by encoding/json from that one value's
 // JSON, and a struct whose fields conflict the way encoding/json resolves by its dominance
 // rules is decoded by encoding/json whole.
@@ -32,6 +35,8 @@ var (
 	jsonUnmType  = reflect.TypeFor[json.Unmarshaler]()
 	textUnmType  = reflect.TypeFor[encoding.TextUnmarshaler]()
 	anyType      = reflect.TypeFor[any]()
+	fixedType    = reflect.TypeFor[fixed.Value]()
+	contentType  = reflect.TypeFor[Content]()
 	errUnplanned = fmt.Errorf("no plan")
 )
 
@@ -69,11 +74,15 @@ func decoderOf(t reflect.Type) decodeFunc {
 }
 
 func newDecoder(t reflect.Type) decodeFunc {
-	if t == timeType {
+	switch t {
+	case timeType:
 		return decodeTime
-	}
-	if t == rawType {
+	case rawType:
 		return decodeRaw
+	case fixedType:
+		return decodeFixed
+	case contentType:
+		return decodeContentValue
 	}
 	if t.Kind() != reflect.Pointer && (reflect.PointerTo(t).Implements(jsonUnmType) || reflect.PointerTo(t).Implements(textUnmType)) {
 		return decodeViaJSON
@@ -94,7 +103,9 @@ func newDecoder(t reflect.Type) decodeFunc {
 			return decodeAny
 		}
 	case reflect.Pointer:
-		if !t.Implements(jsonUnmType) && !t.Implements(textUnmType) {
+		// encoding/json sets a pointer to nil on null and otherwise decodes into its element,
+		// allocated when nil: a pointer to a type with a case of its own is one like any other.
+		if e := t.Elem(); e == fixedType || e == contentType || !t.Implements(jsonUnmType) && !t.Implements(textUnmType) {
 			return pointerDecoder(t)
 		}
 	case reflect.Slice:
@@ -120,6 +131,62 @@ func decodeViaJSON(x any, v reflect.Value) error {
 		return err
 	}
 	return json.Unmarshal(b, v.Addr().Interface())
+}
+
+// decodeFixed is fixed.Value's UnmarshalJSON (Parse of the JSON text, quotes trimmed) without
+// the text, for an integer, a float of a magnitude FromFloat and Parse agree on (the text of
+// a float is its shortest decimal, which both round alike), and a string that is a number's
+// characters only (its JSON is itself in quotes); anything else takes the JSON route.
+func decodeFixed(x any, v reflect.Value) error {
+	p := v.Addr().Interface().(*fixed.Value)
+	switch n := x.(type) {
+	case int64:
+		*p = fixed.FromInt(n)
+		return nil
+	case float64:
+		if math.Abs(n) < 1e15 {
+			if f, err := fixed.FromFloat(n); err == nil {
+				*p = f
+				return nil
+			}
+		}
+	case string:
+		if numberText(n) {
+			f, err := fixed.Parse(n)
+			if err != nil {
+				return err
+			}
+			*p = f
+			return nil
+		}
+	}
+	return decodeViaJSON(x, v)
+}
+
+// numberText reports whether s holds only characters of a JSON number (none of which JSON
+// escapes).
+func numberText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9', c == '-', c == '+', c == '.', c == 'e', c == 'E':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// decodeContentValue is Content's UnmarshalJSON (a copy of the value's JSON text) without
+// encoding/json: the text is x's JSON as appendJSON writes it, which is what encoding/json
+// handed UnmarshalJSON on the decodeViaJSON route.
+func decodeContentValue(x any, v reflect.Value) error {
+	p := v.Addr().Interface().(*Content)
+	b, err := appendJSON((*p)[:0], x)
+	if err != nil {
+		return err
+	}
+	*p = b
+	return nil
 }
 
 func typeError(what string, x any, t reflect.Type) error {
