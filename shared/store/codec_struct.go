@@ -10,11 +10,12 @@ import (
 )
 
 // structField is a field a struct's JSON names: its index path (through embedded structs,
-// never through a pointer) and its decoder.
+// never through a pointer) and its decoder (from a value, or from a reader: codec_read.go).
 type structField struct {
 	name  string
 	index []int
 	dec   decodeFunc
+	read  readFunc
 }
 
 // structPlan decodes an object into a struct.
@@ -32,10 +33,22 @@ type structPlan struct {
 // keys) are few, and a record with many unknown keys is matched afresh each time.
 const maxFolded = 64
 
-// structDecoder plans t's fields as encoding/json finds them (typeFields, dominantField);
-// errUnplanned for what it leaves to encoding/json whole: an embedded pointer, a ",string"
-// field, the same struct embedded twice at one depth.
+// structDecoder is the decoder of the struct type t.
 func structDecoder(t reflect.Type) (decodeFunc, error) {
+	p, err := newStructPlan(t)
+	if err != nil {
+		return nil, err
+	}
+	for i := range p.fields {
+		p.fields[i].dec = decoderOf(t.FieldByIndex(p.fields[i].index).Type)
+	}
+	return p.decode, nil
+}
+
+// newStructPlan plans t's fields as encoding/json finds them (typeFields, dominantField),
+// their decoders left to the caller; errUnplanned for what it leaves to encoding/json whole:
+// an embedded pointer, a ",string" field, the same struct embedded twice at one depth.
+func newStructPlan(t reflect.Type) (*structPlan, error) {
 	type cand struct {
 		structField
 		depth  int
@@ -134,12 +147,10 @@ func structDecoder(t reflect.Type) (decodeFunc, error) {
 		p.fields = append(p.fields, c.structField)
 	}
 	slices.SortFunc(p.fields, func(a, b structField) int { return slices.Compare(a.index, b.index) })
-	for i := range p.fields {
-		f := &p.fields[i]
-		f.dec = decoderOf(t.FieldByIndex(f.index).Type)
+	for i, f := range p.fields {
 		p.exact[f.name] = i
 	}
-	return p.decode, nil
+	return p, nil
 }
 
 // validTag is encoding/json's isValidTag.
