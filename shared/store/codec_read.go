@@ -259,6 +259,7 @@ func readTime(r ValueReader, v reflect.Value) error {
 
 func pointerReader(t reflect.Type) readFunc {
 	elem := t.Elem()
+	read := readerOf(elem) // built before it is called (readerOf's indirection for a cycle)
 	return func(r ValueReader, v reflect.Value) error {
 		if r.Kind() == KindNull {
 			r.Skip()
@@ -268,11 +269,12 @@ func pointerReader(t reflect.Type) readFunc {
 		if v.IsNil() {
 			v.Set(reflect.New(elem))
 		}
-		return readerOf(elem)(r, v.Elem())
+		return read(r, v.Elem())
 	}
 }
 
 func sliceReader(t reflect.Type, dec decodeFunc) readFunc {
+	read := readerOf(t.Elem())
 	return func(r ValueReader, v reflect.Value) error {
 		switch r.Kind() {
 		case KindNull:
@@ -281,7 +283,6 @@ func sliceReader(t reflect.Type, dec decodeFunc) readFunc {
 			return nil
 		case KindList:
 			n := r.Len()
-			read := readerOf(t.Elem())
 			out := reflect.MakeSlice(t, n, n)
 			for i := range n {
 				if err := read(r, out.Index(i)); err != nil {
@@ -296,6 +297,7 @@ func sliceReader(t reflect.Type, dec decodeFunc) readFunc {
 }
 
 func mapReader(t reflect.Type, dec decodeFunc) readFunc {
+	read := readerOf(t.Elem())
 	return func(r ValueReader, v reflect.Value) error {
 		switch r.Kind() {
 		case KindNull:
@@ -307,7 +309,6 @@ func mapReader(t reflect.Type, dec decodeFunc) readFunc {
 			if v.IsNil() {
 				v.Set(reflect.MakeMapWithSize(t, n))
 			}
-			read := readerOf(t.Elem())
 			for range n {
 				k := r.Name()
 				ev := reflect.New(t.Elem()).Elem()
@@ -332,6 +333,7 @@ func (p *structPlan) read(r ValueReader, v reflect.Value) error {
 	default:
 		return p.decode(r.Value(), v)
 	}
+	base := v.Addr().UnsafePointer()
 	for range r.Len() {
 		i := p.field(r.Name())
 		if i < 0 {
@@ -339,13 +341,7 @@ func (p *structPlan) read(r ValueReader, v reflect.Value) error {
 			continue
 		}
 		f := &p.fields[i]
-		fv := v
-		if len(f.index) == 1 {
-			fv = v.Field(f.index[0])
-		} else {
-			fv = v.FieldByIndex(f.index)
-		}
-		if err := f.read(r, fv); err != nil {
+		if err := f.read(r, f.value(base)); err != nil {
 			return err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"unicode"
+	"unsafe"
 )
 
 // structField is a field a struct's JSON names: its index path (through embedded structs,
@@ -16,13 +17,25 @@ type structField struct {
 	index []int
 	dec   decodeFunc
 	read  readFunc
+	// typ and offset locate the field from the struct's address (the index path holds no
+	// pointer): Value.Field checks the field's name on every call.
+	typ    reflect.Type
+	offset uintptr
+}
+
+// value is the field of v (an addressable struct; base its address).
+func (f *structField) value(base unsafe.Pointer) reflect.Value {
+	return reflect.NewAt(f.typ, unsafe.Add(base, f.offset)).Elem()
 }
 
 // structPlan decodes an object into a struct.
 type structPlan struct {
 	typ    reflect.Type
-	fields []structField  // in index order
-	exact  map[string]int // name -> position in fields
+	fields []structField // in index order
+	// names is an open-addressing table of the fields' positions by exact name (-1: empty),
+	// at least four slots a field: cheaper than a map's hash of every key of every item.
+	names []int32
+	shift uint // of nameHash, to the table's size
 	// folded maps the other keys met to a position in fields, or -1: a map replaced whole
 	// when a key is added (few keys, read on every item; a sync.Map's hashing cost more).
 	folded atomic.Pointer[map[string]int]
@@ -119,7 +132,7 @@ func newStructPlan(t reflect.Type) (*structPlan, error) {
 	for _, c := range cands {
 		byName[c.name] = append(byName[c.name], c)
 	}
-	p := &structPlan{typ: t, exact: map[string]int{}}
+	p := &structPlan{typ: t}
 	for _, c := range cands {
 		group := byName[c.name]
 		minDepth := slices.MinFunc(group, func(a, b cand) int { return a.depth - b.depth }).depth
@@ -147,10 +160,53 @@ func newStructPlan(t reflect.Type) (*structPlan, error) {
 		p.fields = append(p.fields, c.structField)
 	}
 	slices.SortFunc(p.fields, func(a, b structField) int { return slices.Compare(a.index, b.index) })
+	for i := range p.fields {
+		f := &p.fields[i]
+		ft := t
+		for _, x := range f.index {
+			sf := ft.Field(x)
+			f.offset += sf.Offset
+			ft = sf.Type
+		}
+		f.typ = ft
+	}
+	bits := uint(3)
+	for 1<<bits < 4*len(p.fields) {
+		bits++
+	}
+	p.names, p.shift = make([]int32, 1<<bits), 64-bits
+	for i := range p.names {
+		p.names[i] = -1
+	}
+	mask := len(p.names) - 1
 	for i, f := range p.fields {
-		p.exact[f.name] = i
+		h := int(nameHash(f.name) >> p.shift)
+		for p.names[h] >= 0 {
+			h = (h + 1) & mask
+		}
+		p.names[h] = int32(i)
 	}
 	return p, nil
+}
+
+// nameHash mixes a name's length and three of its bytes: the names of one record differ there.
+func nameHash(s string) uint64 {
+	if s == "" {
+		return 0
+	}
+	h := uint64(len(s))<<24 | uint64(s[0])<<16 | uint64(s[len(s)/2])<<8 | uint64(s[len(s)-1])
+	return h * 0x9E3779B97F4A7C15
+}
+
+// exact is the position of the field named key, or -1.
+func (p *structPlan) exact(key string) int {
+	mask := len(p.names) - 1
+	for h := int(nameHash(key) >> p.shift); ; h = (h + 1) & mask {
+		at := p.names[h]
+		if at < 0 || p.fields[at].name == key {
+			return int(at)
+		}
+	}
 }
 
 // validTag is encoding/json's isValidTag.
@@ -171,7 +227,7 @@ func validTag(s string) bool {
 // field returns the position of the field key names: its exact name, else the first whose
 // name equals it under case folding, as encoding/json matches (remembered per key).
 func (p *structPlan) field(key string) int {
-	if i, ok := p.exact[key]; ok {
+	if i := p.exact(key); i >= 0 {
 		return i
 	}
 	if m := p.folded.Load(); m != nil {
@@ -208,19 +264,14 @@ func (p *structPlan) decode(x any, v reflect.Value) error {
 	if !ok {
 		return typeError("non-object", x, p.typ)
 	}
+	base := v.Addr().UnsafePointer()
 	for k, e := range m {
 		i := p.field(k)
 		if i < 0 {
 			continue
 		}
 		f := &p.fields[i]
-		fv := v
-		if len(f.index) == 1 {
-			fv = v.Field(f.index[0])
-		} else {
-			fv = v.FieldByIndex(f.index)
-		}
-		if err := f.dec(e, fv); err != nil {
+		if err := f.dec(e, f.value(base)); err != nil {
 			return err
 		}
 	}

@@ -136,14 +136,14 @@ func OrgUsers(ctx context.Context, t Table, orgID string, ids []string) ([]User,
 			keys = append(keys, UserKey(id))
 		}
 	}
-	items, err := t.BatchGet(ctx, keys, false)
+	items, err := batchGetStored(ctx, t, keys, false)
 	if err != nil {
 		return nil, fmt.Errorf("get users: %w", err)
 	}
 	out := make([]User, 0, len(items))
 	for _, it := range items {
 		var u User
-		if err := Unmarshal(it, &u); err != nil {
+		if err := it.Decode(&u); err != nil {
 			return nil, err
 		}
 		if u.OrgID == orgID {
