@@ -341,7 +341,7 @@ func (p *structPlan) read(r ValueReader, v reflect.Value) error {
 			continue
 		}
 		f := &p.fields[i]
-		if err := f.read(r, f.value(base)); err != nil {
+		if err := f.read(r, f.value(v, base)); err != nil {
 			return err
 		}
 	}

@@ -17,14 +17,18 @@ type structField struct {
 	index []int
 	dec   decodeFunc
 	read  readFunc
-	// typ and offset locate the field from the struct's address (the index path holds no
-	// pointer): Value.Field checks the field's name on every call.
+	// typ and offset locate a promoted field from the struct's address (the index path holds
+	// no pointer), without FieldByIndex's walk.
 	typ    reflect.Type
 	offset uintptr
 }
 
-// value is the field of v (an addressable struct; base its address).
-func (f *structField) value(base unsafe.Pointer) reflect.Value {
+// value is the field of v (an addressable struct; base its address): Field for a field of its
+// own (NewAt looks the pointer type up, for most types in a sync.Map), else by offset.
+func (f *structField) value(v reflect.Value, base unsafe.Pointer) reflect.Value {
+	if len(f.index) == 1 {
+		return v.Field(f.index[0])
+	}
 	return reflect.NewAt(f.typ, unsafe.Add(base, f.offset)).Elem()
 }
 
@@ -271,7 +275,7 @@ func (p *structPlan) decode(x any, v reflect.Value) error {
 			continue
 		}
 		f := &p.fields[i]
-		if err := f.dec(e, f.value(base)); err != nil {
+		if err := f.dec(e, f.value(v, base)); err != nil {
 			return err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/store/embedded"
@@ -177,4 +178,64 @@ func TestStoredComparisonCanFail(t *testing.T) {
 	if err := s.Decode(&a); err == nil {
 		t.Fatal("a number into a string field decoded without error")
 	}
+}
+
+// BenchmarkRecordRead reads a log stream with two scorers (the metric-settings request's one
+// read) from the embedded store: "map" as Get and Unmarshal, "stored" from the stored bytes.
+//
+//	go test -run '^$' -bench RecordRead -benchmem ./shared/store/
+func BenchmarkRecordRead(b *testing.B) {
+	ctx := context.Background()
+	db, err := embedded.OpenMemory()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	str := func(s string) *string { return &s }
+	n, yes := int64(3), true
+	scorer := func(id, name string) store.ScorerConfig {
+		return store.ScorerConfig{ID: id, Name: str(name), ScorerType: str("llm"), ModelName: str("gpt-4o-mini"),
+			NumJudges: &n, CotEnabled: &yes, OutputType: str("boolean"), InputType: str("basic"),
+			ScoreableNodeTypes: []string{"llm", "chain"}, ScoreType: str("bool"), MetricName: str(name + "_score"),
+			ScorerVersion: &store.ScorerVersionRecord{ID: id + "-v1", Version: 1, ScorerID: id, ModelName: str("gpt-4o-mini"), NumJudges: &n}}
+	}
+	ls := store.LogStream{ID: "ls1", ProjectID: "p1", OrgID: "o1", Name: "production", CreatedBy: "u1",
+		CreatedAt: time.Date(2026, 11, 25, 1, 2, 3, 456789000, time.UTC), UpdatedAt: time.Date(2026, 11, 25, 2, 3, 4, 0, time.UTC),
+		MetricSettings: store.MetricSettings{Scorers: []store.ScorerConfig{scorer("s1", "correctness"), scorer("s2", "toxicity")},
+			SegmentFilters: []store.SegmentFilter{{SampleRate: 0.5, LLMScorers: true}}}}
+	it, err := store.Marshal(ls)
+	if err != nil {
+		b.Fatal(err)
+	}
+	k := store.Key{PK: "PROJECT#p1", SK: "LOGSTREAM#ls1"}
+	it[store.AttrPK], it[store.AttrSK] = k.PK, k.SK
+	if err := db.Put(ctx, it); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("map", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			it, err := db.Get(ctx, k, true)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var got store.LogStream
+			if err := store.Unmarshal(it, &got); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("stored", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			s, err := db.GetStored(ctx, k, true)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var got store.LogStream
+			if err := s.Decode(&got); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
