@@ -123,6 +123,22 @@ func queryStored(ctx context.Context, t Table, q Query) (StoredPage, error) {
 	return StoredPage{Items: storedOfAll(p.Items), Next: p.Next}, nil
 }
 
+// queryAllStored is QueryAll, stored when t can.
+func queryAllStored(ctx context.Context, t Table, q Query) ([]StoredItem, error) {
+	var out []StoredItem
+	for {
+		p, err := queryStored(ctx, t, q)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p.Items...)
+		if p.Next == nil || (q.Limit > 0 && len(out) >= q.Limit) {
+			return out, nil
+		}
+		q.Start = p.Next
+	}
+}
+
 func storedOfAll(items []Item) []StoredItem {
 	out := make([]StoredItem, len(items))
 	for i, it := range items {

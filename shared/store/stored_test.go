@@ -17,7 +17,8 @@ import (
 // answers as Unmarshal on the item Get, BatchGet and Query return: on the random records of
 // TestCodecMatchesJSON (the same generator and seed: every record type, attributes of other
 // kinds, keys in other cases and unknown keys, nulls), stored and read back through each of
-// the three reads. Keys, pages and cursors must agree too.
+// the three reads (Query on the table, both ways, and on an index). Keys, pages and cursors
+// must agree too.
 func TestStoredDecodeMatchesUnmarshal(t *testing.T) {
 	ctx := context.Background()
 	db, err := embedded.OpenMemory()
@@ -37,6 +38,7 @@ func TestStoredDecodeMatchesUnmarshal(t *testing.T) {
 					continue
 				}
 				it[store.AttrPK], it[store.AttrSK] = pk, fmt.Sprintf("%04d", i)
+				it[store.AttrGSI1PK], it[store.AttrGSI1SK] = pk, fmt.Sprintf("%04d", 600-i) // an index in the other order
 				if err := db.Put(ctx, it); err != nil {
 					continue // a value the store refuses (DynamoDB's limits)
 				}
@@ -72,8 +74,9 @@ func TestStoredDecodeMatchesUnmarshal(t *testing.T) {
 					compareStored(t, typ, items[i], stored[i])
 				}
 			}
-			for _, desc := range []bool{false, true} {
-				q := store.Query{PK: pk, Limit: 37, Descending: desc}
+			for _, q := range []store.Query{
+				{PK: pk, Limit: 37}, {PK: pk, Limit: 37, Descending: true}, {Index: store.IndexGSI1, PK: pk, Limit: 41},
+			} {
 				for n := 0; ; n++ {
 					page, err := db.Query(ctx, q)
 					if err != nil {
