@@ -29,7 +29,8 @@ type ItemReader interface {
 	Rewind()
 }
 
-// StoredItem is an item read from a table: its map, or the reader of its stored form.
+// StoredItem is an item read from a table: its map, or the reader of its stored form. A
+// reader has a position: one goroutine at a time decodes a StoredItem (and its copies).
 type StoredItem struct {
 	item Item
 	r    ItemReader
