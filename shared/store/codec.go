@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/evalobs/evalapi/shared/fixed"
 )
 
 // The typed decoder: Unmarshal fills a record's struct from an item's values directly, by a
@@ -17,7 +19,8 @@ import (
 // of writing the item as JSON text for encoding/json to read back. Each number goes straight
 // into its field. It answers as encoding/json would on that text (TestCodecMatchesJSON holds
 // the two equal on every record type of this package): what the plan does not know — a type
-// with its own UnmarshalJSON or UnmarshalText (fixed.Value, Content, ...), a ",string" field,
+// with its own UnmarshalJSON or UnmarshalText (AnswerOptions, ScorerFilter, ...; fixed.Value and
+// Content have cases of their own that answer as their UnmarshalJSON), a ",string" field,
 // an array, []byte, a non-string map key — is decoded by encoding/json from that one value's
 // JSON, and a struct whose fields conflict the way encoding/json resolves by its dominance
 // rules is decoded by encoding/json whole.
@@ -32,6 +35,8 @@ var (
 	jsonUnmType  = reflect.TypeFor[json.Unmarshaler]()
 	textUnmType  = reflect.TypeFor[encoding.TextUnmarshaler]()
 	anyType      = reflect.TypeFor[any]()
+	fixedType    = reflect.TypeFor[fixed.Value]()
+	contentType  = reflect.TypeFor[Content]()
 	errUnplanned = fmt.Errorf("no plan")
 )
 
@@ -69,11 +74,15 @@ func decoderOf(t reflect.Type) decodeFunc {
 }
 
 func newDecoder(t reflect.Type) decodeFunc {
-	if t == timeType {
+	switch t {
+	case timeType:
 		return decodeTime
-	}
-	if t == rawType {
+	case rawType:
 		return decodeRaw
+	case fixedType:
+		return decodeFixed
+	case contentType:
+		return decodeContentValue
 	}
 	if t.Kind() != reflect.Pointer && (reflect.PointerTo(t).Implements(jsonUnmType) || reflect.PointerTo(t).Implements(textUnmType)) {
 		return decodeViaJSON
@@ -94,7 +103,9 @@ func newDecoder(t reflect.Type) decodeFunc {
 			return decodeAny
 		}
 	case reflect.Pointer:
-		if !t.Implements(jsonUnmType) && !t.Implements(textUnmType) {
+		// encoding/json sets a pointer to nil on null and otherwise decodes into its element,
+		// allocated when nil: a pointer to a type with a case of its own is one like any other.
+		if e := t.Elem(); e == fixedType || e == contentType || !t.Implements(jsonUnmType) && !t.Implements(textUnmType) {
 			return pointerDecoder(t)
 		}
 	case reflect.Slice:

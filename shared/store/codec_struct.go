@@ -7,21 +7,39 @@ import (
 	"sync"
 	"sync/atomic"
 	"unicode"
+	"unsafe"
 )
 
 // structField is a field a struct's JSON names: its index path (through embedded structs,
-// never through a pointer) and its decoder.
+// never through a pointer) and its decoder (from a value, or from a reader: codec_read.go).
 type structField struct {
 	name  string
 	index []int
 	dec   decodeFunc
+	read  readFunc
+	// typ and offset locate a promoted field from the struct's address (the index path holds
+	// no pointer), without FieldByIndex's walk.
+	typ    reflect.Type
+	offset uintptr
+}
+
+// value is the field of v (an addressable struct; base its address): Field for a field of its
+// own (NewAt looks the pointer type up, for most types in a sync.Map), else by offset.
+func (f *structField) value(v reflect.Value, base unsafe.Pointer) reflect.Value {
+	if len(f.index) == 1 {
+		return v.Field(f.index[0])
+	}
+	return reflect.NewAt(f.typ, unsafe.Add(base, f.offset)).Elem()
 }
 
 // structPlan decodes an object into a struct.
 type structPlan struct {
 	typ    reflect.Type
-	fields []structField  // in index order
-	exact  map[string]int // name -> position in fields
+	fields []structField // in index order
+	// names is an open-addressing table of the fields' positions by exact name (-1: empty),
+	// at least four slots a field: cheaper than a map's hash of every key of every item.
+	names []int32
+	shift uint // of nameHash, to the table's size
 	// folded maps the other keys met to a position in fields, or -1: a map replaced whole
 	// when a key is added (few keys, read on every item; a sync.Map's hashing cost more).
 	folded atomic.Pointer[map[string]int]
@@ -32,10 +50,22 @@ type structPlan struct {
 // keys) are few, and a record with many unknown keys is matched afresh each time.
 const maxFolded = 64
 
-// structDecoder plans t's fields as encoding/json finds them (typeFields, dominantField);
-// errUnplanned for what it leaves to encoding/json whole: an embedded pointer, a ",string"
-// field, the same struct embedded twice at one depth.
+// structDecoder is the decoder of the struct type t.
 func structDecoder(t reflect.Type) (decodeFunc, error) {
+	p, err := newStructPlan(t)
+	if err != nil {
+		return nil, err
+	}
+	for i := range p.fields {
+		p.fields[i].dec = decoderOf(t.FieldByIndex(p.fields[i].index).Type)
+	}
+	return p.decode, nil
+}
+
+// newStructPlan plans t's fields as encoding/json finds them (typeFields, dominantField),
+// their decoders left to the caller; errUnplanned for what it leaves to encoding/json whole:
+// an embedded pointer, a ",string" field, the same struct embedded twice at one depth.
+func newStructPlan(t reflect.Type) (*structPlan, error) {
 	type cand struct {
 		structField
 		depth  int
@@ -106,7 +136,7 @@ func structDecoder(t reflect.Type) (decodeFunc, error) {
 	for _, c := range cands {
 		byName[c.name] = append(byName[c.name], c)
 	}
-	p := &structPlan{typ: t, exact: map[string]int{}}
+	p := &structPlan{typ: t}
 	for _, c := range cands {
 		group := byName[c.name]
 		minDepth := slices.MinFunc(group, func(a, b cand) int { return a.depth - b.depth }).depth
@@ -136,10 +166,51 @@ func structDecoder(t reflect.Type) (decodeFunc, error) {
 	slices.SortFunc(p.fields, func(a, b structField) int { return slices.Compare(a.index, b.index) })
 	for i := range p.fields {
 		f := &p.fields[i]
-		f.dec = decoderOf(t.FieldByIndex(f.index).Type)
-		p.exact[f.name] = i
+		ft := t
+		for _, x := range f.index {
+			sf := ft.Field(x)
+			f.offset += sf.Offset
+			ft = sf.Type
+		}
+		f.typ = ft
 	}
-	return p.decode, nil
+	bits := uint(3)
+	for 1<<bits < 4*len(p.fields) {
+		bits++
+	}
+	p.names, p.shift = make([]int32, 1<<bits), 64-bits
+	for i := range p.names {
+		p.names[i] = -1
+	}
+	mask := len(p.names) - 1
+	for i, f := range p.fields {
+		h := int(nameHash(f.name) >> p.shift)
+		for p.names[h] >= 0 {
+			h = (h + 1) & mask
+		}
+		p.names[h] = int32(i)
+	}
+	return p, nil
+}
+
+// nameHash mixes a name's length and three of its bytes: the names of one record differ there.
+func nameHash(s string) uint64 {
+	if s == "" {
+		return 0
+	}
+	h := uint64(len(s))<<24 | uint64(s[0])<<16 | uint64(s[len(s)/2])<<8 | uint64(s[len(s)-1])
+	return h * 0x9E3779B97F4A7C15
+}
+
+// exact is the position of the field named key, or -1.
+func (p *structPlan) exact(key string) int {
+	mask := len(p.names) - 1
+	for h := int(nameHash(key) >> p.shift); ; h = (h + 1) & mask {
+		at := p.names[h]
+		if at < 0 || p.fields[at].name == key {
+			return int(at)
+		}
+	}
 }
 
 // validTag is encoding/json's isValidTag.
@@ -160,7 +231,7 @@ func validTag(s string) bool {
 // field returns the position of the field key names: its exact name, else the first whose
 // name equals it under case folding, as encoding/json matches (remembered per key).
 func (p *structPlan) field(key string) int {
-	if i, ok := p.exact[key]; ok {
+	if i := p.exact(key); i >= 0 {
 		return i
 	}
 	if m := p.folded.Load(); m != nil {
@@ -197,19 +268,14 @@ func (p *structPlan) decode(x any, v reflect.Value) error {
 	if !ok {
 		return typeError("non-object", x, p.typ)
 	}
+	base := v.Addr().UnsafePointer()
 	for k, e := range m {
 		i := p.field(k)
 		if i < 0 {
 			continue
 		}
 		f := &p.fields[i]
-		fv := v
-		if len(f.index) == 1 {
-			fv = v.Field(f.index[0])
-		} else {
-			fv = v.FieldByIndex(f.index)
-		}
-		if err := f.dec(e, fv); err != nil {
+		if err := f.dec(e, f.value(v, base)); err != nil {
 			return err
 		}
 	}

@@ -22,9 +22,12 @@ func datasetItem(d Dataset) (Item, error) {
 		AttrGSI2PK, orgPartition(d.OrgID), AttrGSI2SK, "DATASET#"+stamp(d.CreatedAt)+"#"+d.ID), nil
 }
 
-func datasetFrom(it Item) (Dataset, error) {
+func datasetFrom(it Item) (Dataset, error) { return datasetOf(StoredOf(it)) }
+
+// datasetOf is datasetFrom of a stored item.
+func datasetOf(s StoredItem) (Dataset, error) {
 	var d Dataset
-	if err := Unmarshal(it, &d); err != nil {
+	if err := s.Decode(&d); err != nil {
 		return Dataset{}, err
 	}
 	if d.ColumnNames == nil {

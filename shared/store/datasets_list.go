@@ -12,13 +12,13 @@ import (
 // a dataset created a moment ago may be missing; one deleted may still show (the caller
 // reads the datasets it keeps through their grants, which are consistent).
 func ListOrgDatasets(ctx context.Context, t Table, orgID string) ([]Dataset, error) {
-	items, err := QueryAll(ctx, t, Query{Index: IndexGSI2, PK: orgPartition(orgID), SKOp: SKPrefix, From: "DATASET#"})
+	items, err := queryAllStored(ctx, t, Query{Index: IndexGSI2, PK: orgPartition(orgID), SKOp: SKPrefix, From: "DATASET#"})
 	if err != nil {
 		return nil, fmt.Errorf("list datasets: %w", err)
 	}
 	out := make([]Dataset, 0, len(items))
 	for _, it := range items {
-		d, err := datasetFrom(it)
+		d, err := datasetOf(it)
 		if err != nil {
 			return nil, err
 		}

@@ -9,11 +9,11 @@ import (
 // GetDataset reads a dataset of organization orgID strongly consistently; ErrNotFound also
 // for another organization's and for one whose creation has not committed.
 func GetDataset(ctx context.Context, t Table, orgID, id string) (Dataset, error) {
-	it, err := t.Get(ctx, DatasetKey(id), true)
+	s, err := getStored(ctx, t, DatasetKey(id), true)
 	if err != nil {
 		return Dataset{}, fmt.Errorf("get dataset %s: %w", id, err)
 	}
-	d, err := datasetFrom(it)
+	d, err := datasetOf(s)
 	if err != nil {
 		return Dataset{}, err
 	}
@@ -40,9 +40,9 @@ func DatasetAccess(ctx context.Context, t Table, orgID, userID string, groupIDs,
 			keys = append(keys, datasetGroupKey(id, g))
 		}
 	}
-	items, err := datasetGetAll(ctx, t, keys, consistent)
+	items, err := batchGetStored(ctx, t, keys, consistent)
 	if err != nil {
-		return nil, fmt.Errorf("dataset access of user %s: %w", userID, err)
+		return nil, fmt.Errorf("dataset access of user %s: read dataset items: %w", userID, err)
 	}
 	out := make(map[string]DatasetGrant, len(ids))
 	roles := make(map[string]DatasetRole, len(ids))
@@ -50,7 +50,7 @@ func DatasetAccess(ctx context.Context, t Table, orgID, userID string, groupIDs,
 		k := it.Key()
 		id := strings.TrimPrefix(k.PK, datasetPartition(""))
 		if k.SK == meta {
-			d, err := datasetFrom(it)
+			d, err := datasetOf(it)
 			if err != nil {
 				return nil, err
 			}
@@ -59,8 +59,8 @@ func DatasetAccess(ctx context.Context, t Table, orgID, userID string, groupIDs,
 			}
 			continue
 		}
-		c, err := datasetCollaboratorFrom(it)
-		if err != nil {
+		var c DatasetCollaborator
+		if err := it.Decode(&c); err != nil {
 			return nil, err
 		}
 		if c.OrgID == orgID && c.Role.Rank() > roles[id].Rank() {

@@ -56,18 +56,20 @@ func CurrentState(ctx context.Context, t Table, d Dataset) (ContentState, error)
 }
 
 func readManifest(ctx context.Context, t Table, id string, v int64) ([]SegmentRef, error) {
-	it, err := t.Get(ctx, datasetManifestKey(id, v), true)
+	s, err := getStored(ctx, t, datasetManifestKey(id, v), true)
 	if err != nil {
 		return nil, fmt.Errorf("manifest %d of dataset %s: %w", v, id, err)
 	}
-	return manifestFrom(it)
+	return manifestOf(s)
 }
 
-func manifestFrom(it Item) ([]SegmentRef, error) {
+func manifestFrom(it Item) ([]SegmentRef, error) { return manifestOf(StoredOf(it)) }
+
+func manifestOf(s StoredItem) ([]SegmentRef, error) {
 	var m struct {
 		Entries []SegmentRef `json:"entries"`
 	}
-	if err := Unmarshal(it, &m); err != nil {
+	if err := s.Decode(&m); err != nil {
 		return nil, err
 	}
 	if m.Entries == nil {

@@ -12,13 +12,13 @@ import (
 
 // ListDatasetVersions reads the records of every version of dataset id, oldest first.
 func ListDatasetVersions(ctx context.Context, t Table, id string) ([]DatasetVersion, error) {
-	items, err := QueryAll(ctx, t, Query{PK: datasetPartition(id), SKOp: SKPrefix, From: "VER#", Consistent: true})
+	items, err := queryAllStored(ctx, t, Query{PK: datasetPartition(id), SKOp: SKPrefix, From: "VER#", Consistent: true})
 	if err != nil {
 		return nil, fmt.Errorf("versions of dataset %s: %w", id, err)
 	}
 	out := make([]DatasetVersion, len(items))
 	for i, it := range items {
-		if err := Unmarshal(it, &out[i]); err != nil {
+		if err := it.Decode(&out[i]); err != nil {
 			return nil, err
 		}
 	}

@@ -41,14 +41,14 @@ func GetGroup(ctx context.Context, t Table, orgID, id string) (Group, error) {
 // ListOrgGroups lists the groups of organization orgID in name order (eventually
 // consistent).
 func ListOrgGroups(ctx context.Context, t Table, orgID string) ([]Group, error) {
-	items, err := QueryAll(ctx, t, Query{Index: IndexGSI2, PK: orgPartition(orgID), SKOp: SKPrefix, From: "GROUP#"})
+	items, err := queryAllStored(ctx, t, Query{Index: IndexGSI2, PK: orgPartition(orgID), SKOp: SKPrefix, From: "GROUP#"})
 	if err != nil {
 		return nil, fmt.Errorf("list groups of org %s: %w", orgID, err)
 	}
 	out := make([]Group, 0, len(items))
 	for _, it := range items {
 		var g Group
-		if err := Unmarshal(it, &g); err != nil {
+		if err := it.Decode(&g); err != nil {
 			return nil, err
 		}
 		out = append(out, g)
@@ -85,7 +85,7 @@ func AddGroupMembers(ctx context.Context, t Table, members []GroupMember) error 
 // GroupMembers lists the members of a group in user-id order (strongly consistent).
 func GroupMembers(ctx context.Context, t Table, groupID string) ([]GroupMember, error) {
 	k := GroupKey(groupID)
-	items, err := QueryAll(ctx, t, Query{PK: k.PK, SKOp: SKPrefix, From: "MEMBER#", Consistent: true})
+	items, err := queryAllStored(ctx, t, Query{PK: k.PK, SKOp: SKPrefix, From: "MEMBER#", Consistent: true})
 	if err != nil {
 		return nil, fmt.Errorf("list members of group %s: %w", groupID, err)
 	}
@@ -95,7 +95,7 @@ func GroupMembers(ctx context.Context, t Table, groupID string) ([]GroupMember, 
 // UserMemberships lists the memberships of a user in organization orgID (one GSI query,
 // eventually consistent).
 func UserMemberships(ctx context.Context, t Table, orgID, userID string) ([]GroupMember, error) {
-	items, err := QueryAll(ctx, t, Query{Index: IndexGSI1, PK: userPartition(userID), SKOp: SKPrefix, From: "GROUP#"})
+	items, err := queryAllStored(ctx, t, Query{Index: IndexGSI1, PK: userPartition(userID), SKOp: SKPrefix, From: "GROUP#"})
 	if err != nil {
 		return nil, fmt.Errorf("list groups of user %s: %w", userID, err)
 	}
@@ -146,11 +146,11 @@ func UserGroups(ctx context.Context, t Table, orgID, userID string) ([]Group, er
 	return out, nil
 }
 
-func unmarshalMembers(items []Item) ([]GroupMember, error) {
+func unmarshalMembers(items []StoredItem) ([]GroupMember, error) {
 	out := make([]GroupMember, 0, len(items))
 	for _, it := range items {
 		var m GroupMember
-		if err := Unmarshal(it, &m); err != nil {
+		if err := it.Decode(&m); err != nil {
 			return nil, err
 		}
 		out = append(out, m)

@@ -54,14 +54,14 @@ func APIKeyAuth(ctx context.Context, t Table, id string) (APIKey, string, error)
 
 // UserAPIKeys lists the API keys of a user, oldest first (revoked and expired ones too).
 func UserAPIKeys(ctx context.Context, t Table, userID string) ([]APIKey, error) {
-	items, err := QueryAll(ctx, t, Query{Index: IndexGSI1, PK: userPartition(userID), SKOp: SKPrefix, From: "APIKEY#"})
+	items, err := queryAllStored(ctx, t, Query{Index: IndexGSI1, PK: userPartition(userID), SKOp: SKPrefix, From: "APIKEY#"})
 	if err != nil {
 		return nil, fmt.Errorf("list api keys of user %s: %w", userID, err)
 	}
 	out := make([]APIKey, 0, len(items))
 	for _, it := range items {
 		var k APIKey
-		if err := Unmarshal(it, &k); err != nil {
+		if err := it.Decode(&k); err != nil {
 			return nil, err
 		}
 		out = append(out, k)

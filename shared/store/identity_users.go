@@ -136,14 +136,14 @@ func OrgUsers(ctx context.Context, t Table, orgID string, ids []string) ([]User,
 			keys = append(keys, UserKey(id))
 		}
 	}
-	items, err := t.BatchGet(ctx, keys, false)
+	items, err := batchGetStored(ctx, t, keys, false)
 	if err != nil {
 		return nil, fmt.Errorf("get users: %w", err)
 	}
 	out := make([]User, 0, len(items))
 	for _, it := range items {
 		var u User
-		if err := Unmarshal(it, &u); err != nil {
+		if err := it.Decode(&u); err != nil {
 			return nil, err
 		}
 		if u.OrgID == orgID {
@@ -156,14 +156,14 @@ func OrgUsers(ctx context.Context, t Table, orgID string, ids []string) ([]User,
 // ListOrgUsers lists the users of organization orgID in e-mail order (one GSI query per
 // page; eventually consistent).
 func ListOrgUsers(ctx context.Context, t Table, orgID string) ([]User, error) {
-	items, err := QueryAll(ctx, t, Query{Index: IndexGSI2, PK: orgPartition(orgID), SKOp: SKPrefix, From: "USER#"})
+	items, err := queryAllStored(ctx, t, Query{Index: IndexGSI2, PK: orgPartition(orgID), SKOp: SKPrefix, From: "USER#"})
 	if err != nil {
 		return nil, fmt.Errorf("list users of org %s: %w", orgID, err)
 	}
 	out := make([]User, 0, len(items))
 	for _, it := range items {
 		var u User
-		if err := Unmarshal(it, &u); err != nil {
+		if err := it.Decode(&u); err != nil {
 			return nil, err
 		}
 		out = append(out, u)

@@ -229,14 +229,14 @@ func ShareIntegrationError(err error, id string, shares int, checked bool) error
 // UserIntegrations lists the integrations owner has (one per provider), in provider order,
 // in one query; other organizations' are left out.
 func UserIntegrations(ctx context.Context, t Table, orgID, owner string) ([]Integration, error) {
-	items, err := QueryAll(ctx, t, Query{PK: userPartition(owner), SKOp: SKPrefix, From: integrationPrefix})
+	items, err := queryAllStored(ctx, t, Query{PK: userPartition(owner), SKOp: SKPrefix, From: integrationPrefix})
 	if err != nil {
 		return nil, fmt.Errorf("integrations of user %s: %w", owner, err)
 	}
 	out := make([]Integration, 0, len(items))
 	for _, it := range items {
 		var in Integration
-		if err := Unmarshal(it, &in); err != nil {
+		if err := it.Decode(&in); err != nil {
 			return nil, fmt.Errorf("integrations of user %s: %w", owner, err)
 		}
 		if in.OrgID == orgID {

@@ -185,11 +185,7 @@ func nameClaim(scope, kind, name string, owner Key) Item {
 // getOwned reads the record at k into v strongly consistently and hides another
 // organization's record as ErrNotFound.
 func getOwned(ctx context.Context, t Table, k Key, orgID string, v any, org func() string) error {
-	it, err := t.Get(ctx, k, true)
-	if err != nil {
-		return err
-	}
-	if err := Unmarshal(it, v); err != nil {
+	if err := getRecord(ctx, t, k, true, v); err != nil {
 		return err
 	}
 	if org() != orgID {

@@ -167,14 +167,14 @@ func DeleteProject(ctx context.Context, t Table, p Project) error {
 
 // ListLogStreams reads every log stream of a project of the organization, oldest first.
 func ListLogStreams(ctx context.Context, t Table, orgID, projectID string) ([]LogStream, error) {
-	items, err := QueryAll(ctx, t, Query{PK: projectKey(projectID).PK, SKOp: SKPrefix, From: "LOGSTREAM#", Consistent: true})
+	items, err := queryAllStored(ctx, t, Query{PK: projectKey(projectID).PK, SKOp: SKPrefix, From: "LOGSTREAM#", Consistent: true})
 	if err != nil {
 		return nil, fmt.Errorf("list log streams of project %s: %w", projectID, err)
 	}
 	out := make([]LogStream, 0, len(items))
 	for _, it := range items {
 		var ls LogStream
-		if err := Unmarshal(it, &ls); err != nil {
+		if err := it.Decode(&ls); err != nil {
 			return nil, err
 		}
 		if ls.OrgID == orgID {

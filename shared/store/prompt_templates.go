@@ -98,14 +98,14 @@ func GetPromptTemplate(ctx context.Context, t Table, orgID, projectID, id string
 
 // ListPromptTemplates reads the templates of a project in the organization, newest first.
 func ListPromptTemplates(ctx context.Context, t Table, orgID, projectID string) ([]PromptTemplate, error) {
-	items, err := QueryAll(ctx, t, Query{PK: "PROJECT#" + projectID, SKOp: SKPrefix, From: "TEMPLATE#"})
+	items, err := queryAllStored(ctx, t, Query{PK: "PROJECT#" + projectID, SKOp: SKPrefix, From: "TEMPLATE#"})
 	if err != nil {
 		return nil, fmt.Errorf("list prompt templates: %w", err)
 	}
 	out := []PromptTemplate{}
 	for _, it := range items {
 		var p PromptTemplate
-		if err := Unmarshal(it, &p); err != nil {
+		if err := it.Decode(&p); err != nil {
 			return nil, err
 		}
 		if p.OrgID == orgID {
@@ -123,14 +123,14 @@ func ListPromptTemplates(ctx context.Context, t Table, orgID, projectID string) 
 
 // PromptTemplateVersions reads every version of a template, in order.
 func PromptTemplateVersions(ctx context.Context, t Table, templateID string) ([]PromptTemplateVersion, error) {
-	items, err := QueryAll(ctx, t, Query{PK: "PTEMPLATE#" + templateID, SKOp: SKPrefix, From: "VERSION#", Consistent: true})
+	items, err := queryAllStored(ctx, t, Query{PK: "PTEMPLATE#" + templateID, SKOp: SKPrefix, From: "VERSION#", Consistent: true})
 	if err != nil {
 		return nil, fmt.Errorf("versions of prompt template %s: %w", templateID, err)
 	}
 	out := make([]PromptTemplateVersion, 0, len(items))
 	for _, it := range items {
 		var v PromptTemplateVersion
-		if err := Unmarshal(it, &v); err != nil {
+		if err := it.Decode(&v); err != nil {
 			return nil, err
 		}
 		out = append(out, v)

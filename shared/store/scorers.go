@@ -264,13 +264,13 @@ func ListScorers(ctx context.Context, t Table, orgID string) ([]Scorer, error) {
 // ScorerVersions reads every version of a scorer in version order (bounded by design: tests
 // and small listings).
 func ScorerVersions(ctx context.Context, t Table, scorerID string) ([]ScorerVersion, error) {
-	items, err := QueryAll(ctx, t, Query{PK: "SCORER#" + scorerID, SKOp: SKPrefix, From: "VERSION#", Consistent: true})
+	items, err := queryAllStored(ctx, t, Query{PK: "SCORER#" + scorerID, SKOp: SKPrefix, From: "VERSION#", Consistent: true})
 	if err != nil {
 		return nil, fmt.Errorf("list versions of scorer %s: %w", scorerID, err)
 	}
 	out := make([]ScorerVersion, len(items))
 	for i, it := range items {
-		if err := Unmarshal(it, &out[i]); err != nil {
+		if err := it.Decode(&out[i]); err != nil {
 			return nil, err
 		}
 	}

@@ -3,7 +3,9 @@ package embedded
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"sync"
 	"unsafe"
 
@@ -204,6 +206,9 @@ type rawDecoder struct {
 	b   []byte
 	i   int
 	bad bool
+	// size is the store.ItemSize of the values skipped, numbers counted only when sized.
+	size  int
+	sized bool
 }
 
 func (d *rawDecoder) fail() { d.bad, d.i = true, len(d.b) }
@@ -237,14 +242,21 @@ func (d *rawDecoder) skip(depth int) {
 	d.i++
 	switch tag {
 	case tagNull, tagFalse, tagTrue:
+		d.size++
 	case tagString:
-		d.bytes()
+		d.size += len(d.bytes())
 	case tagInt:
-		d.uvarint()
+		u := d.uvarint()
+		if d.sized {
+			d.size += store.IntSize(int64(u>>1) ^ -int64(u&1))
+		}
 	case tagFloat:
 		if len(d.b)-d.i < 8 {
 			d.fail()
 			return
+		}
+		if d.sized {
+			d.size += store.FloatSize(math.Float64frombits(binary.LittleEndian.Uint64(d.b[d.i:])))
 		}
 		d.i += 8
 	case tagList:
@@ -253,6 +265,7 @@ func (d *rawDecoder) skip(depth int) {
 			d.fail()
 			return
 		}
+		d.size += 3 + int(n)
 		for range n {
 			d.skip(depth + 1)
 		}
@@ -262,8 +275,9 @@ func (d *rawDecoder) skip(depth int) {
 			d.fail()
 			return
 		}
+		d.size += 3
 		for range n {
-			d.bytes()
+			d.size += 1 + len(d.bytes())
 			d.skip(depth + 1)
 		}
 	default:

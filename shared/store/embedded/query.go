@@ -18,14 +18,36 @@ import (
 // is set even when nothing follows (DynamoDB cannot know without reading on); Next is nil
 // only when the range ran out.
 func (db *DB) Query(ctx context.Context, q store.Query) (store.Page, error) {
+	var page store.Page
+	next, err := db.query(ctx, q, func(v []byte) (int, error) {
+		it, n, err := decodeItemSized(v)
+		if err != nil {
+			return 0, err
+		}
+		page.Items = append(page.Items, it)
+		return n, nil
+	}, func(ix *index) store.Cursor {
+		return cursorOf(page.Items[len(page.Items)-1], ix)
+	})
+	if err != nil {
+		return store.Page{}, err
+	}
+	page.Next = next
+	return page, nil
+}
+
+// query walks one page of q: add takes each item's encoded bytes (valid during the call) and
+// returns its store.ItemSize; last is the cursor of the last item added, asked for when the
+// page stops before the range ends.
+func (db *DB) query(ctx context.Context, q store.Query, add func(v []byte) (int, error), last func(ix *index) store.Cursor) (store.Cursor, error) {
 	if err := ctx.Err(); err != nil {
-		return store.Page{}, fmt.Errorf("embedded: query %s: %w", q.PK, err)
+		return nil, fmt.Errorf("embedded: query %s: %w", q.PK, err)
 	}
 	p, err := planQuery(q)
 	if err != nil {
-		return store.Page{}, fmt.Errorf("embedded: query %s: %w", q.PK, err)
+		return nil, fmt.Errorf("embedded: query %s: %w", q.PK, err)
 	}
-	var page store.Page
+	var next store.Cursor
 	err = db.bolt.View(func(tx *bolt.Tx) error {
 		items := tx.Bucket(bucketItems)
 		var bucket *bolt.Bucket
@@ -35,7 +57,7 @@ func (db *DB) Query(ctx context.Context, q store.Query) (store.Page, error) {
 			bucket = tx.Bucket(p.ix.bucket)
 		}
 		c := bucket.Cursor()
-		size := 0
+		count, size := 0, 0
 		for k, v := p.first(c); k != nil; k, v = p.next(c) {
 			if p.ix != nil {
 				v = items.Get(v) // index entries hold the base key
@@ -43,23 +65,23 @@ func (db *DB) Query(ctx context.Context, q store.Query) (store.Page, error) {
 					return fmt.Errorf("index %s entry %q points to no item", p.ix.name, k)
 				}
 			}
-			it, n, err := decodeItemSized(v)
+			n, err := add(v)
 			if err != nil {
 				return err
 			}
-			page.Items = append(page.Items, it)
+			count++
 			size += n
-			if (q.Limit > 0 && len(page.Items) >= q.Limit) || size >= store.MaxPageBytes {
-				page.Next = cursorOf(it, p.ix)
+			if (q.Limit > 0 && count >= q.Limit) || size >= store.MaxPageBytes {
+				next = last(p.ix)
 				break
 			}
 		}
 		return nil
 	})
 	if err != nil {
-		return store.Page{}, fmt.Errorf("embedded: query %s: %w", q.PK, err)
+		return nil, fmt.Errorf("embedded: query %s: %w", q.PK, err)
 	}
-	return page, nil
+	return next, nil
 }
 
 // plan is a query turned into a range [lo, hi) of encoded keys in one bucket.
