@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"net/http"
+	"sync"
 
 	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/store"
@@ -34,6 +35,10 @@ func (h *handlers) content(w http.ResponseWriter, r *http.Request) error {
 	return h.servePage(w, r, g.Dataset, st, start, limit)
 }
 
+// pendingRows pools the chunk a page collects its rows in (a chunk is up to rowChunk rows
+// of ~150 bytes: at 100 rows it was 40% of the bytes a content request allocated).
+var pendingRows = sync.Pool{New: func() any { s := make([]store.DatasetRow, 0, rowChunk); return &s }}
+
 // servePage answers a page of the rows of version st of dataset d from start, with the
 // version's ETag.
 func (h *handlers) servePage(w http.ResponseWriter, r *http.Request, d store.Dataset, st store.ContentState, start, limit int) error {
@@ -41,7 +46,13 @@ func (h *handlers) servePage(w http.ResponseWriter, r *http.Request, d store.Dat
 	d.ColumnNames, d.RowCount = st.ColumnNames(), st.RowCount()
 	p := newRowPage(d, start, limit, maxPageBytes)
 	defer p.release()
-	pending := make([]store.DatasetRow, 0, min(limit, rowChunk))
+	pendingp := pendingRows.Get().(*[]store.DatasetRow)
+	pending := (*pendingp)[:0]
+	defer func() {
+		clear(pending[:cap(pending)]) // no hold on the segments' values while pooled
+		*pendingp = pending[:0]
+		pendingRows.Put(pendingp)
+	}()
 	for row, err := range h.Segments.ContentRows(ctx, h.Table, st, int64(start), int64(start)+int64(limit)) {
 		if err != nil {
 			return err
