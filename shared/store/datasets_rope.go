@@ -128,6 +128,7 @@ func contentRows(ctx context.Context, t Table, st ContentState, start, end int64
 		if start < 0 || start >= end {
 			return
 		}
+		var block []any // the rows' values, carved out of one allocation per 64 rows
 		// The first segment of the range and the index of its first row.
 		first, at := 0, int64(0)
 		for first < len(st.Manifest) && at+st.Manifest[first].N <= start {
@@ -145,7 +146,7 @@ func contentRows(ctx context.Context, t Table, st ContentState, start, end int64
 				for _, r := range segs[e.Seg] {
 					if at >= start && at < end {
 						r.Index = at
-						r.Values = bySlots(r.Values, st.Columns)
+						r.Values = bySlotsIn(&block, r.Values, st.Columns)
 						if !yield(r, nil) {
 							return
 						}
@@ -190,10 +191,17 @@ func readSegments(ctx context.Context, t Table, id string, entries []SegmentRef)
 	return out, nil
 }
 
-// bySlots turns values stored by slot into the values of cols, in order (nil where a row
-// has no value for a column added after it).
-func bySlots(stored []any, cols []DatasetColumn) []any {
-	out := make([]any, len(cols))
+// bySlotsIn turns values stored by slot into the values of cols, in order (nil where a row
+// has no value for a column added after it), in a slice taken from *block, refilled 64 rows
+// at a time: one allocation per row was half of a content page's. Each result has its own
+// capacity, so an append to one cannot reach the next.
+func bySlotsIn(block *[]any, stored []any, cols []DatasetColumn) []any {
+	n := len(cols)
+	if len(*block) < n {
+		*block = make([]any, n*64)
+	}
+	out := (*block)[:n:n]
+	*block = (*block)[n:]
 	for i, c := range cols {
 		if c.Slot < int64(len(stored)) {
 			out[i] = stored[c.Slot]
