@@ -77,7 +77,7 @@ func (c *JSON) Call(ctx context.Context, op string, in, out any) error {
 		if err == nil || attempt >= attempts || !retryable(err) || ctx.Err() != nil {
 			return err
 		}
-		if serr := sleep(ctx, backoff(attempt)); serr != nil {
+		if serr := Sleep(ctx, backoff(attempt)); serr != nil {
 			return errors.Join(err, serr)
 		}
 	}
@@ -220,7 +220,8 @@ func backoff(attempt int) time.Duration {
 	return time.Duration(rand.Int64N(int64(window))) + time.Millisecond
 }
 
-func sleep(ctx context.Context, d time.Duration) error {
+// Sleep waits d, or until ctx ends (its cause then).
+func Sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/evalobs/evalapi/shared/awscall"
 	"github.com/evalobs/evalapi/shared/secrets"
 )
 
@@ -69,7 +70,7 @@ func New(client Client, prefix string) (*Store, error) {
 			return nil, fmt.Errorf("awssm: prefix: %w", err)
 		}
 	}
-	return &Store{client: client, prefix: prefix, sleep: sleep}, nil
+	return &Store{client: client, prefix: prefix, sleep: awscall.Sleep}, nil
 }
 
 // Put implements secrets.Store: CreateSecret, or PutSecretValue when the secret exists, which

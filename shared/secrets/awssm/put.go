@@ -93,14 +93,3 @@ func hasCode(err error, code string) bool {
 	var api interface{ ErrorCode() string }
 	return errors.As(err, &api) && api.ErrorCode() == code
 }
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
-}

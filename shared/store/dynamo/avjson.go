@@ -139,31 +139,19 @@ func (d *avDecoder) boolean() (bool, error) {
 
 // item reads a map of attribute values.
 func (d *avDecoder) item() (map[string]any, error) {
-	if err := d.consume('{'); err != nil {
-		return nil, err
-	}
 	m := map[string]any{}
-	for first := true; ; first = false {
-		ok, err := d.more('}', first)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return m, nil
-		}
-		name, err := d.str()
-		if err != nil {
-			return nil, err
-		}
-		if err := d.consume(':'); err != nil {
-			return nil, err
-		}
+	err := d.object(func(name string) error {
 		v, err := d.value()
 		if err != nil {
-			return nil, fmt.Errorf("attribute %q: %w", name, err)
+			return fmt.Errorf("attribute %q: %w", name, err)
 		}
 		m[name] = v
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return m, nil
 }
 
 // value reads one attribute value ({"S":"x"}, {"N":"1"}, ...) as fromAV converts it.
@@ -211,19 +199,10 @@ func (d *avDecoder) value() (any, error) {
 
 // list reads an L (attribute values), SS (strings) or NS (numbers as strings) as a list.
 func (d *avDecoder) list(typ string) ([]any, error) {
-	if err := d.consume('['); err != nil {
-		return nil, err
-	}
 	out := []any{}
-	for first := true; ; first = false {
-		ok, err := d.more(']', first)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return out, nil
-		}
+	err := d.array(func() error {
 		var v any
+		var err error
 		switch typ {
 		case "L":
 			v, err = d.value()
@@ -235,11 +214,13 @@ func (d *avDecoder) list(typ string) ([]any, error) {
 				v, err = store.ParseNumber(s)
 			}
 		}
-		if err != nil {
-			return nil, err
-		}
 		out = append(out, v)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
+	return out, nil
 }
 
 // skip passes one JSON value of any shape and returns its text.
@@ -254,31 +235,13 @@ func (d *avDecoder) skip() ([]byte, error) {
 		if _, err := d.str(); err != nil {
 			return nil, err
 		}
-	case '{', '[':
-		end := byte('}')
-		if c == '[' {
-			end = ']'
+	case '{':
+		if err := d.object(func(string) error { _, err := d.skip(); return err }); err != nil {
+			return nil, err
 		}
-		d.i++
-		for first := true; ; first = false {
-			ok, err := d.more(end, first)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				break
-			}
-			if c == '{' {
-				if _, err := d.str(); err != nil {
-					return nil, err
-				}
-				if err := d.consume(':'); err != nil {
-					return nil, err
-				}
-			}
-			if _, err := d.skip(); err != nil {
-				return nil, err
-			}
+	case '[':
+		if err := d.array(func() error { _, err := d.skip(); return err }); err != nil {
+			return nil, err
 		}
 	default: // number, true, false, null
 		for d.i < len(d.b) && !strings.ContainsRune(",}] \t\n\r", rune(d.b[d.i])) {
@@ -315,24 +278,33 @@ func (d *avDecoder) object(member func(name string) error) error {
 	}
 }
 
-// items reads a JSON list of items.
-func (d *avDecoder) items() ([]store.Item, error) {
+// array calls element for each element of a JSON array, positioned at it; element reads
+// it whole.
+func (d *avDecoder) array(element func() error) error {
 	if err := d.consume('['); err != nil {
-		return nil, err
+		return err
 	}
-	out := []store.Item{}
 	for first := true; ; first = false {
 		ok, err := d.more(']', first)
-		if err != nil {
-			return nil, err
+		if err != nil || !ok {
+			return err
 		}
-		if !ok {
-			return out, nil
+		if err := element(); err != nil {
+			return err
 		}
-		m, err := d.item()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, m)
 	}
+}
+
+// items reads a JSON list of items.
+func (d *avDecoder) items() ([]store.Item, error) {
+	out := []store.Item{}
+	err := d.array(func() error {
+		m, err := d.item()
+		out = append(out, m)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
