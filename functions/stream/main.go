@@ -9,7 +9,6 @@ import (
 	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/evalobs/evalapi/shared/app"
 	"github.com/evalobs/evalapi/shared/app/workers"
@@ -22,7 +21,7 @@ func main() {
 	ec, err := workers.ReadEvalConfig(os.Getenv)
 	var sender queue.Sender
 	if err == nil && ec.QueueURL != "" {
-		sender = sqsqueue.New(sqs.NewFromConfig(app.LambdaAWSConfigOrExit(os.Getenv, d.Log)), ec.QueueURL)
+		sender, err = sqsqueue.NewSigned(app.LambdaAWSConfigOrExit(os.Getenv, d.Log), ec.QueueURL)
 	}
 	if err != nil {
 		d.Log.Error("init failed", slog.String("error", err.Error()))

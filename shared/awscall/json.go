@@ -42,6 +42,12 @@ func SecretsManager(s *Signer, endpoint string) *JSON {
 		HideMessages: true}
 }
 
+// SQS is a client of SQS's operations (the JSON protocol) at endpoint, the queue URL's
+// scheme and host.
+func SQS(s *Signer, endpoint string) *JSON {
+	return &JSON{Signer: s, Service: "sqs", Target: "AmazonSQS", Version: "1.0", Endpoint: endpoint}
+}
+
 // Call sends operation op with in encoded by encoding/json (nil: "{}") and decodes the
 // answer into out (nil: ignored). A refusal of the service is an *Error.
 func (c *JSON) Call(ctx context.Context, op string, in, out any) error {

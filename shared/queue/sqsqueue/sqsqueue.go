@@ -9,21 +9,40 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strconv"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/evalobs/evalapi/shared/awscall"
 	"github.com/evalobs/evalapi/shared/queue"
 )
 
-// API is the part of the SQS client the adapter uses.
+// API sends one SQS operation over its JSON protocol: in encoded, the answer decoded into
+// out. *awscall.JSON implements it (the SDK's SQS client would add its tables and
+// initialisers to the stream and evaluator bootstraps for one operation).
 type API interface {
-	SendMessageBatch(ctx context.Context, in *sqs.SendMessageBatchInput, opts ...func(*sqs.Options)) (*sqs.SendMessageBatchOutput, error)
+	Call(ctx context.Context, op string, in, out any) error
 }
+
+// SendMessageBatch's input and output, in the wire's names.
+type (
+	sendEntry struct {
+		Id           string
+		MessageBody  string
+		DelaySeconds int32 `json:",omitempty"`
+	}
+	sendInput struct {
+		QueueUrl string
+		Entries  []sendEntry
+	}
+	sendOutput struct {
+		Successful []struct{ Id string }
+		Failed     []struct{ Id, Code string }
+	}
+)
 
 // Sender sends to one queue.
 type Sender struct {
@@ -35,6 +54,18 @@ var _ queue.Sender = (*Sender)(nil)
 
 // New returns a sender to the queue at url.
 func New(api API, url string) *Sender { return &Sender{api: api, url: url} }
+
+// NewSigned returns a sender to the queue at queueURL over signed requests with awsCfg's
+// region and credentials, sent to the queue URL's host (the queue's regional endpoint, or
+// an emulator).
+func NewSigned(awsCfg aws.Config, queueURL string) (*Sender, error) {
+	u, err := url.Parse(queueURL)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return nil, fmt.Errorf("sqs: queue URL %q is not an absolute URL", queueURL)
+	}
+	c := awscall.SQS(awscall.NewSigner(awsCfg.Region, awsCfg.Credentials), u.Scheme+"://"+u.Host)
+	return New(c, queueURL), nil
+}
 
 // sendAttempts bounds the resends of the entries SQS reports failed (throttling) in one Send.
 const sendAttempts = 3
@@ -57,22 +88,21 @@ func (s *Sender) sendBatch(ctx context.Context, batch [][]byte, delay int32) err
 		pending[strconv.Itoa(i)] = b
 	}
 	for attempt := 1; len(pending) > 0; attempt++ {
-		in := &sqs.SendMessageBatchInput{QueueUrl: aws.String(s.url)}
+		in := sendInput{QueueUrl: s.url}
 		for id, b := range pending {
-			in.Entries = append(in.Entries, types.SendMessageBatchRequestEntry{Id: aws.String(id),
-				MessageBody: aws.String(string(b)), DelaySeconds: delay})
+			in.Entries = append(in.Entries, sendEntry{Id: id, MessageBody: string(b), DelaySeconds: delay})
 		}
-		out, err := s.api.SendMessageBatch(ctx, in)
-		if err != nil {
+		var out sendOutput
+		if err := s.api.Call(ctx, "SendMessageBatch", in, &out); err != nil {
 			return fmt.Errorf("sqs send batch: %w", err)
 		}
 		for _, ok := range out.Successful {
-			delete(pending, aws.ToString(ok.Id))
+			delete(pending, ok.Id)
 		}
 		if len(pending) > 0 && attempt >= sendAttempts {
 			var codes []error
 			for _, f := range out.Failed {
-				codes = append(codes, fmt.Errorf("%s: %s", aws.ToString(f.Id), aws.ToString(f.Code)))
+				codes = append(codes, fmt.Errorf("%s: %s", f.Id, f.Code))
 			}
 			return fmt.Errorf("sqs send batch: %d entries refused: %w", len(pending), errors.Join(codes...))
 		}

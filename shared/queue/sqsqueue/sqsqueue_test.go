@@ -2,6 +2,8 @@ package sqsqueue
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"strconv"
 	"testing"
 	"time"
@@ -22,7 +24,15 @@ type fakeSQS struct {
 	delays  []int32
 }
 
-func (f *fakeSQS) SendMessageBatch(_ context.Context, in *sqs.SendMessageBatchInput, _ ...func(*sqs.Options)) (*sqs.SendMessageBatchOutput, error) {
+// Call takes the input as SQS would, JSON into the SDK's shapes, and answers in JSON.
+func (f *fakeSQS) Call(_ context.Context, op string, input, output any) error {
+	if op != "SendMessageBatch" {
+		return fmt.Errorf("unexpected %s", op)
+	}
+	var in sqs.SendMessageBatchInput
+	if b, err := json.Marshal(input); err != nil || json.Unmarshal(b, &in) != nil {
+		return fmt.Errorf("input %v", err)
+	}
 	f.batches = append(f.batches, len(in.Entries))
 	out := &sqs.SendMessageBatchOutput{}
 	for _, e := range in.Entries {
@@ -35,7 +45,11 @@ func (f *fakeSQS) SendMessageBatch(_ context.Context, in *sqs.SendMessageBatchIn
 		}
 		out.Successful = append(out.Successful, types.SendMessageBatchResultEntry{Id: e.Id})
 	}
-	return out, nil
+	b, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, output)
 }
 
 func TestSendSplitsAndResends(t *testing.T) {
