@@ -278,6 +278,17 @@ func (d *avDecoder) object(member func(name string) error) error {
 	}
 }
 
+// answer reads a whole answer, an object whose members member reads, and nothing after it.
+func (d *avDecoder) answer(member func(name string) error) error {
+	if err := d.object(member); err != nil {
+		return err
+	}
+	if d.space(); d.i != len(d.b) {
+		return d.fail("after the answer")
+	}
+	return nil
+}
+
 // array calls element for each element of a JSON array, positioned at it; element reads
 // it whole.
 func (d *avDecoder) array(element func() error) error {
@@ -293,18 +304,4 @@ func (d *avDecoder) array(element func() error) error {
 			return err
 		}
 	}
-}
-
-// items reads a JSON list of items.
-func (d *avDecoder) items() ([]store.Item, error) {
-	out := []store.Item{}
-	err := d.array(func() error {
-		m, err := d.item()
-		out = append(out, m)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }

@@ -187,6 +187,15 @@ func BenchmarkQueryPageDecode(b *testing.B) {
 			}
 		}
 	})
+	b.Run("tokens", func(b *testing.B) {
+		b.SetBytes(int64(len(page)))
+		for b.Loop() {
+			var out storedQueryOutput // QueryStored's: values kept flat, no maps
+			if err := out.UnmarshalJSON(page); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("wire", func(b *testing.B) {
 		b.SetBytes(int64(len(page)))
 		for b.Loop() {

@@ -32,12 +32,34 @@ func (o *UpdateItemOutput) UnmarshalJSON(b []byte) error {
 func (o *QueryOutput) UnmarshalJSON(b []byte) error {
 	*o = QueryOutput{}
 	d := avDecoder{b: b}
-	err := d.object(func(name string) error {
+	var p queryPage
+	err := p.read(&d, func() error {
+		m, err := d.item()
+		o.Items = append(o.Items, m)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if o.Items == nil {
+		o.Items = []store.Item{}
+	}
+	o.LastEvaluatedKey, o.Count = p.LastEvaluatedKey, p.Count
+	return nil
+}
+
+// queryPage is what a query's answer holds besides its items.
+type queryPage struct {
+	LastEvaluatedKey map[string]types.AttributeValue
+	Count            int32
+}
+
+// read reads a query's answer, calling item at each item.
+func (p *queryPage) read(d *avDecoder, item func() error) error {
+	return d.answer(func(name string) error {
 		switch name {
 		case "Items":
-			items, err := d.items()
-			o.Items = items
-			return err
+			return d.array(item)
 		case "LastEvaluatedKey":
 			raw, err := d.skip()
 			if err != nil {
@@ -47,7 +69,7 @@ func (o *QueryOutput) UnmarshalJSON(b []byte) error {
 			if err := json.Unmarshal(raw, &k); err != nil {
 				return err
 			}
-			o.LastEvaluatedKey = k
+			p.LastEvaluatedKey = k
 		case "Count":
 			raw, err := d.skip()
 			if err != nil {
@@ -57,19 +79,13 @@ func (o *QueryOutput) UnmarshalJSON(b []byte) error {
 			if err != nil {
 				return fmt.Errorf("%w: query answer: Count %q", store.ErrInvalid, raw)
 			}
-			o.Count = int32(n)
+			p.Count = int32(n)
 		default:
 			_, err := d.skip()
 			return err
 		}
 		return nil
 	})
-	if err == nil {
-		if d.space(); d.i != len(d.b) {
-			err = d.fail("after the answer")
-		}
-	}
-	return err
 }
 
 func (o *BatchGetItemOutput) UnmarshalJSON(b []byte) error {
