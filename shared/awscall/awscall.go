@@ -51,11 +51,11 @@ func (s *Signer) URL(service string) string {
 }
 
 // DefaultHTTP is the HTTP client of signers that are given none: keep-alive connections, a
-// few per host more than net/http's two (a function's requests to DynamoDB run in parallel),
-// and a bound on each attempt so a lost connection cannot hold a request until the Lambda
-// timeout.
+// few per host more than net/http's two (a function's requests to DynamoDB run in parallel).
+// Like the SDK's client it sets no deadline of its own: a request lasts as long as its
+// context allows (the Lambda invocation's), since a deadline shorter than a slow answer would
+// only send the same write again.
 var DefaultHTTP = &http.Client{
-	Timeout: 30 * time.Second,
 	Transport: &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -17,7 +18,10 @@ func (t *Table) Transact(ctx context.Context, ops []store.Op) error {
 	if err != nil {
 		return fmt.Errorf("dynamo: transact: %w", err)
 	}
-	if _, err := t.transactWriteItems(ctx, &TransactWriteItemsInput{TransactItems: items}); err != nil {
+	// One token for the call: awscall's retries send the same body, token included (the SDK
+	// fills it the same way).
+	token := rand.Text()
+	if _, err := t.transactWriteItems(ctx, &TransactWriteItemsInput{TransactItems: items, ClientRequestToken: &token}); err != nil {
 		return mapErr(fmt.Sprintf("transact (%d actions)", len(ops)), err)
 	}
 	return nil

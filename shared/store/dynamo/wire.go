@@ -111,6 +111,9 @@ type BatchWriteItemOutput struct {
 // TransactWriteItemsInput is TransactWriteItems' input.
 type TransactWriteItemsInput struct {
 	TransactItems []types.TransactWriteItem
+	// ClientRequestToken makes the call idempotent for 10 minutes: a retry of a transaction
+	// whose answer was lost is answered as the first was, not refused by its own conditions.
+	ClientRequestToken *string
 }
 
 // TransactWriteItemsOutput is TransactWriteItems' output.
@@ -218,6 +221,7 @@ func (in *BatchWriteItemInput) MarshalJSON() ([]byte, error) {
 func (in *TransactWriteItemsInput) MarshalJSON() ([]byte, error) {
 	var w jw
 	w.open()
+	w.str("ClientRequestToken", in.ClientRequestToken)
 	w.key("TransactItems")
 	w.b = append(w.b, '[')
 	for i, it := range in.TransactItems {
