@@ -21,6 +21,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -45,8 +46,12 @@ func NewSigner(region string, creds aws.CredentialsProvider) *Signer {
 	return &Signer{Region: region, Credentials: creds, signer: v4.NewSigner()}
 }
 
-// URL is the regional endpoint of service in the aws partition.
+// URL is the regional endpoint of service: amazonaws.com, or amazonaws.com.cn in the China
+// regions (the other partitions' regions, GovCloud's included, use amazonaws.com too).
 func (s *Signer) URL(service string) string {
+	if strings.HasPrefix(s.Region, "cn-") {
+		return "https://" + service + "." + s.Region + ".amazonaws.com.cn"
+	}
 	return "https://" + service + "." + s.Region + ".amazonaws.com"
 }
 

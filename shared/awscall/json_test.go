@@ -174,3 +174,15 @@ func TestErrorCodeForms(t *testing.T) {
 		}
 	}
 }
+
+func TestRegionalURL(t *testing.T) {
+	for region, want := range map[string]string{
+		"eu-west-1":     "https://dynamodb.eu-west-1.amazonaws.com",
+		"us-gov-west-1": "https://dynamodb.us-gov-west-1.amazonaws.com",
+		"cn-north-1":    "https://dynamodb.cn-north-1.amazonaws.com.cn",
+	} {
+		if got := NewSigner(region, nil).URL("dynamodb"); got != want {
+			t.Errorf("%s: %s, want %s", region, got, want)
+		}
+	}
+}

@@ -29,7 +29,7 @@ func newRawAWS(cfg aws.Config) *rawAWS {
 	return &rawAWS{signer: awscall.NewSigner(cfg.Region, cfg.Credentials)}
 }
 
-// endpoint is the regional endpoint of service (the aws partition).
+// endpoint is the regional endpoint of service (awscall.Signer.URL).
 func (r *rawAWS) endpoint(service string) string {
 	if r.base != "" {
 		return r.base
