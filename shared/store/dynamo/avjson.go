@@ -3,7 +3,6 @@ package dynamo
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -137,90 +136,28 @@ func (d *avDecoder) boolean() (bool, error) {
 	return false, d.fail("want true or false")
 }
 
-// item reads a map of attribute values.
+// item reads an item into the store's vocabulary, through its tokens (stored.go): one
+// decoder of attribute values serves both the map and the records read without one.
 func (d *avDecoder) item() (map[string]any, error) {
-	m := map[string]any{}
-	err := d.object(func(name string) error {
-		v, err := d.value()
-		if err != nil {
-			return fmt.Errorf("attribute %q: %w", name, err)
-		}
-		m[name] = v
-		return nil
-	})
+	r, err := d.tokens()
 	if err != nil {
 		return nil, err
 	}
+	m, _ := r.Value().(map[string]any)
 	return m, nil
 }
 
-// value reads one attribute value ({"S":"x"}, {"N":"1"}, ...) as fromAV converts it.
-func (d *avDecoder) value() (any, error) {
-	if err := d.consume('{'); err != nil {
-		return nil, err
-	}
-	typ, err := d.str()
-	if err != nil {
-		return nil, err
-	}
-	if err := d.consume(':'); err != nil {
-		return nil, err
-	}
-	var v any
-	switch typ {
-	case "S":
-		v, err = d.str()
-	case "N":
-		var s string
-		if s, err = d.str(); err == nil {
-			v, err = store.ParseNumber(s)
+// member reads the answer b, an object, calling read at its member name and skipping the
+// others.
+func member(b []byte, name string, read func(d *avDecoder) error) error {
+	d := avDecoder{b: b}
+	return d.answer(func(n string) error {
+		if n != name {
+			_, err := d.skip()
+			return err
 		}
-	case "BOOL":
-		v, err = d.boolean()
-	case "NULL":
-		_, err = d.boolean()
-	case "M":
-		var m map[string]any
-		m, err = d.item()
-		v = m
-	case "L", "SS", "NS":
-		v, err = d.list(typ)
-	default:
-		return nil, fmt.Errorf("%w: unsupported attribute type %s", store.ErrInvalid, strconv.Quote(typ))
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := d.consume('}'); err != nil {
-		return nil, err
-	}
-	return v, nil
-}
-
-// list reads an L (attribute values), SS (strings) or NS (numbers as strings) as a list.
-func (d *avDecoder) list(typ string) ([]any, error) {
-	out := []any{}
-	err := d.array(func() error {
-		var v any
-		var err error
-		switch typ {
-		case "L":
-			v, err = d.value()
-		case "SS":
-			v, err = d.str()
-		case "NS":
-			var s string
-			if s, err = d.str(); err == nil {
-				v, err = store.ParseNumber(s)
-			}
-		}
-		out = append(out, v)
-		return err
+		return read(&d)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // skip passes one JSON value of any shape and returns its text.

@@ -65,7 +65,7 @@ func (t *Table) Put(ctx context.Context, item store.Item, conds ...store.Cond) e
 	if err != nil {
 		return fmt.Errorf("dynamo: put %s: %w", item.Key(), err)
 	}
-	if _, err := t.putItem(ctx, in); err != nil {
+	if err := t.putItem(ctx, in); err != nil {
 		return mapErr("put "+item.Key().String(), err)
 	}
 	return nil
@@ -101,7 +101,7 @@ func (t *Table) Delete(ctx context.Context, key store.Key, conds ...store.Cond) 
 	if err != nil {
 		return fmt.Errorf("dynamo: delete %s: %w", key, err)
 	}
-	_, err = t.deleteItem(ctx, &DeleteItemInput{
+	err = t.deleteItem(ctx, &DeleteItemInput{
 		TableName:                 aws.String(t.name),
 		Key:                       k,
 		ConditionExpression:       optional(cond),

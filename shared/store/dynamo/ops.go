@@ -9,12 +9,14 @@ func (t *Table) getItem(ctx context.Context, in *GetItemInput) (*GetItemOutput, 
 	return &out, t.api.Call(ctx, "GetItem", in, &out)
 }
 
-func (t *Table) putItem(ctx context.Context, in *PutItemInput) (*PutItemOutput, error) {
-	return &PutItemOutput{}, t.api.Call(ctx, "PutItem", in, nil)
+// PutItem, DeleteItem and TransactWriteItems answer nothing the adapter reads.
+
+func (t *Table) putItem(ctx context.Context, in *PutItemInput) error {
+	return t.api.Call(ctx, "PutItem", in, nil)
 }
 
-func (t *Table) deleteItem(ctx context.Context, in *DeleteItemInput) (*DeleteItemOutput, error) {
-	return &DeleteItemOutput{}, t.api.Call(ctx, "DeleteItem", in, nil)
+func (t *Table) deleteItem(ctx context.Context, in *DeleteItemInput) error {
+	return t.api.Call(ctx, "DeleteItem", in, nil)
 }
 
 func (t *Table) updateItem(ctx context.Context, in *UpdateItemInput) (*UpdateItemOutput, error) {
@@ -37,6 +39,6 @@ func (t *Table) batchWriteItem(ctx context.Context, in *BatchWriteItemInput) (*B
 	return &out, t.api.Call(ctx, "BatchWriteItem", in, &out)
 }
 
-func (t *Table) transactWriteItems(ctx context.Context, in *TransactWriteItemsInput) (*TransactWriteItemsOutput, error) {
-	return &TransactWriteItemsOutput{}, t.api.Call(ctx, "TransactWriteItems", in, nil)
+func (t *Table) transactWriteItems(ctx context.Context, in *TransactWriteItemsInput) error {
+	return t.api.Call(ctx, "TransactWriteItems", in, nil)
 }

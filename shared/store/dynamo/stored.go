@@ -71,12 +71,7 @@ func (t *Table) QueryStored(ctx context.Context, q store.Query) (store.StoredPag
 type storedGetOutput struct{ r *tokReader }
 
 func (o *storedGetOutput) UnmarshalJSON(b []byte) error {
-	d := avDecoder{b: b}
-	return d.answer(func(name string) error {
-		if name != "Item" {
-			_, err := d.skip()
-			return err
-		}
+	return member(b, "Item", func(d *avDecoder) error {
 		r, err := d.tokens()
 		o.r = r
 		return err

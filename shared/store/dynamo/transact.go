@@ -21,7 +21,7 @@ func (t *Table) Transact(ctx context.Context, ops []store.Op) error {
 	// One token for the call: awscall's retries send the same body, token included (the SDK
 	// fills it the same way).
 	token := rand.Text()
-	if _, err := t.transactWriteItems(ctx, &TransactWriteItemsInput{TransactItems: items, ClientRequestToken: &token}); err != nil {
+	if err := t.transactWriteItems(ctx, &TransactWriteItemsInput{TransactItems: items, ClientRequestToken: &token}); err != nil {
 		return mapErr(fmt.Sprintf("transact (%d actions)", len(ops)), err)
 	}
 	return nil

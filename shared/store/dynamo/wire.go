@@ -36,9 +36,6 @@ type PutItemInput struct {
 	ExpressionAttributeValues map[string]types.AttributeValue
 }
 
-// PutItemOutput is PutItem's output.
-type PutItemOutput struct{}
-
 // DeleteItemInput is DeleteItem's input.
 type DeleteItemInput struct {
 	TableName                 *string
@@ -47,9 +44,6 @@ type DeleteItemInput struct {
 	ExpressionAttributeNames  map[string]string
 	ExpressionAttributeValues map[string]types.AttributeValue
 }
-
-// DeleteItemOutput is DeleteItem's output.
-type DeleteItemOutput struct{}
 
 // UpdateItemInput is UpdateItem's input.
 type UpdateItemInput struct {
@@ -116,9 +110,6 @@ type TransactWriteItemsInput struct {
 	ClientRequestToken *string
 }
 
-// TransactWriteItemsOutput is TransactWriteItems' output.
-type TransactWriteItemsOutput struct{}
-
 // The inputs encode by hand: encoding/json would write an attribute value's Go struct
 // ({"Value":"x"}), not its wire form ({"S":"x"}).
 
@@ -134,28 +125,22 @@ func (in *GetItemInput) MarshalJSON() ([]byte, error) {
 func (in *PutItemInput) MarshalJSON() ([]byte, error) {
 	var w jw
 	w.open()
-	w.str("TableName", in.TableName)
-	w.avMap("Item", in.Item)
-	w.cond(in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues)
+	w.action(in.TableName, "Item", in.Item, nil, in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues)
 	return w.close()
 }
 
 func (in *DeleteItemInput) MarshalJSON() ([]byte, error) {
 	var w jw
 	w.open()
-	w.str("TableName", in.TableName)
-	w.avMap("Key", in.Key)
-	w.cond(in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues)
+	w.action(in.TableName, "Key", in.Key, nil, in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues)
 	return w.close()
 }
 
 func (in *UpdateItemInput) MarshalJSON() ([]byte, error) {
 	var w jw
 	w.open()
-	w.str("TableName", in.TableName)
-	w.avMap("Key", in.Key)
-	w.str("UpdateExpression", in.UpdateExpression)
-	w.cond(in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues)
+	w.action(in.TableName, "Key", in.Key, in.UpdateExpression, in.ConditionExpression, in.ExpressionAttributeNames,
+		in.ExpressionAttributeValues)
 	if in.ReturnValues != "" {
 		rv := string(in.ReturnValues)
 		w.str("ReturnValues", &rv)
@@ -234,29 +219,24 @@ func (in *TransactWriteItemsInput) MarshalJSON() ([]byte, error) {
 		case it.Put != nil:
 			w.objectKey(&first, "Put")
 			w.open()
-			w.str("TableName", it.Put.TableName)
-			w.avMap("Item", it.Put.Item)
-			w.cond(it.Put.ConditionExpression, it.Put.ExpressionAttributeNames, it.Put.ExpressionAttributeValues)
+			p := it.Put
+			w.action(p.TableName, "Item", p.Item, nil, p.ConditionExpression, p.ExpressionAttributeNames, p.ExpressionAttributeValues)
 		case it.Update != nil:
 			w.objectKey(&first, "Update")
 			w.open()
-			w.str("TableName", it.Update.TableName)
-			w.avMap("Key", it.Update.Key)
-			w.str("UpdateExpression", it.Update.UpdateExpression)
-			w.cond(it.Update.ConditionExpression, it.Update.ExpressionAttributeNames, it.Update.ExpressionAttributeValues)
+			u := it.Update
+			w.action(u.TableName, "Key", u.Key, u.UpdateExpression, u.ConditionExpression, u.ExpressionAttributeNames,
+				u.ExpressionAttributeValues)
 		case it.Delete != nil:
 			w.objectKey(&first, "Delete")
 			w.open()
-			w.str("TableName", it.Delete.TableName)
-			w.avMap("Key", it.Delete.Key)
-			w.cond(it.Delete.ConditionExpression, it.Delete.ExpressionAttributeNames, it.Delete.ExpressionAttributeValues)
+			d := it.Delete
+			w.action(d.TableName, "Key", d.Key, nil, d.ConditionExpression, d.ExpressionAttributeNames, d.ExpressionAttributeValues)
 		case it.ConditionCheck != nil:
 			w.objectKey(&first, "ConditionCheck")
 			w.open()
-			w.str("TableName", it.ConditionCheck.TableName)
-			w.avMap("Key", it.ConditionCheck.Key)
-			w.cond(it.ConditionCheck.ConditionExpression, it.ConditionCheck.ExpressionAttributeNames,
-				it.ConditionCheck.ExpressionAttributeValues)
+			c := it.ConditionCheck
+			w.action(c.TableName, "Key", c.Key, nil, c.ConditionExpression, c.ExpressionAttributeNames, c.ExpressionAttributeValues)
 		default:
 			w.b = append(w.b, '}')
 			continue
@@ -317,6 +297,17 @@ func (w *jw) boolean(k string, v *bool) {
 	}
 	w.key(k)
 	w.b = strconv.AppendBool(w.b, *v)
+}
+
+// action writes what an item operation and a transaction's action share: the table, the
+// item or key (under itemKey), an update expression, and the condition with the names and
+// values of the expressions.
+func (w *jw) action(table *string, itemKey string, item map[string]types.AttributeValue, update, cond *string,
+	names map[string]string, values map[string]types.AttributeValue) {
+	w.str("TableName", table)
+	w.avMap(itemKey, item)
+	w.str("UpdateExpression", update)
+	w.cond(cond, names, values)
 }
 
 // cond writes a condition and the names and values of an action's expressions.

@@ -13,18 +13,23 @@ import (
 // The outputs decode through wire forms whose attribute values are avMap: the SDK's types
 // are interfaces encoding/json cannot fill.
 
+// GetItem's and UpdateItem's answers are read by hand, in one pass (awscall hands them over
+// without encoding/json's validation pass).
+
 func (o *GetItemOutput) UnmarshalJSON(b []byte) error {
-	var w struct{ Item wireItem }
-	err := json.Unmarshal(b, &w)
-	o.Item = store.Item(w.Item)
-	return err
+	return member(b, "Item", func(d *avDecoder) error {
+		m, err := d.item()
+		o.Item = m
+		return err
+	})
 }
 
 func (o *UpdateItemOutput) UnmarshalJSON(b []byte) error {
-	var w struct{ Attributes wireItem }
-	err := json.Unmarshal(b, &w)
-	o.Attributes = store.Item(w.Attributes)
-	return err
+	return member(b, "Attributes", func(d *avDecoder) error {
+		m, err := d.item()
+		o.Attributes = m
+		return err
+	})
 }
 
 // A query page is read by hand, items straight into the store's vocabulary: through
