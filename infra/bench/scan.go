@@ -49,10 +49,14 @@ func benchScan(ctx context.Context, root string, args []string, out io.Writer) e
 		"a Python with duckdb (infra/scripts/duckdb-venv.sh makes this one)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of our measured runs (both queries) to this file")
 	keep := fs.Bool("keep", false, "keep the temporary directory (store, NDJSON, Parquet)")
+	reuse := fs.String("dir", "", "a directory to keep the store, NDJSON and Parquet in, and to reuse them from on the next run with the same -traces (for profiling; ingest is skipped)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	tmp, cleanup, err := tempDir("evalapi-bench-scan-", *keep, out)
+	if *reuse != "" {
+		tmp, cleanup, err = *reuse, func() {}, os.MkdirAll(*reuse, 0o755)
+	}
 	if err != nil {
 		return err
 	}
@@ -75,29 +79,25 @@ func benchScan(ctx context.Context, root string, args []string, out io.Writer) e
 	}
 	defer closeDeps()
 	defer d.Auth.Wait()
-	var boot bytes.Buffer
-	if err := local.Bootstrap(ctx, d, getenv, &boot); err != nil {
-		return err
-	}
-	m := apiKeyLine.FindStringSubmatch(boot.String())
-	if m == nil {
-		return errors.New("bootstrap printed no API key")
-	}
-	admin, _, err := store.UserByEmail(ctx, d.Table, env["ADMIN_EMAIL"])
-	if err != nil {
-		return err
-	}
-	t0 := time.Now()
-	res, err := demo.Load(ctx, d.Table, admin.OrgID, admin.ID, demo.Options{Traces: *n, Seed: 1, Progress: os.Stderr})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "ingested %d demo traces over %s .. %s into the embedded store in %.1f s (not part of the comparison)\n",
-		res.Traces, res.From.Format(time.RFC3339), res.To.Format(time.RFC3339), time.Since(t0).Seconds())
 	ndjson := filepath.Join(tmp, "traces.ndjson")
-	if err := exportTraces(ctx, d.Table, res, ndjson); err != nil {
+	saved, err := loadSaved(tmp, *n)
+	if err != nil {
 		return err
 	}
+	if saved == nil {
+		if saved, err = ingest(ctx, d, getenv, *n, out); err != nil {
+			return err
+		}
+		if err := exportTraces(ctx, d.Table, saved.Result, ndjson); err != nil {
+			return err
+		}
+		if *reuse != "" {
+			if err := saveSaved(tmp, saved); err != nil {
+				return err
+			}
+		}
+	}
+	res, m := saved.Result, []string{"", saved.APIKey}
 
 	var registers []app.Register
 	for _, g := range groups.All() {
@@ -172,6 +172,62 @@ func benchScan(ctx context.Context, root string, args []string, out io.Writer) e
 		fmt.Fprintf(out, "| %s | %.1f ms%s | %.1f ms | %.1f× |\n", q.name, o, rate, dd, o/dd)
 	}
 	return nil
+}
+
+// savedScan is what a kept directory (-dir) holds beside the store: enough to query it again.
+type savedScan struct {
+	Result demo.Result
+	APIKey string // the bench's own admin key, in a directory the bench made
+}
+
+func loadSaved(dir string, traces int) (*savedScan, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "scan.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var s savedScan
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("read %s: %w", dir, err)
+	}
+	if s.Result.Traces != traces {
+		return nil, fmt.Errorf("%s holds %d traces, not %d: use another -dir", dir, s.Result.Traces, traces)
+	}
+	return &s, nil
+}
+
+func saveSaved(dir string, s *savedScan) error {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "scan.json"), b, 0o600)
+}
+
+// ingest bootstraps the store's admin and loads n demo traces.
+func ingest(ctx context.Context, d app.Deps, getenv func(string) string, n int, out io.Writer) (*savedScan, error) {
+	var boot bytes.Buffer
+	if err := local.Bootstrap(ctx, d, getenv, &boot); err != nil {
+		return nil, err
+	}
+	m := apiKeyLine.FindStringSubmatch(boot.String())
+	if m == nil {
+		return nil, errors.New("bootstrap printed no API key")
+	}
+	admin, _, err := store.UserByEmail(ctx, d.Table, getenv("ADMIN_EMAIL"))
+	if err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	res, err := demo.Load(ctx, d.Table, admin.OrgID, admin.ID, demo.Options{Traces: n, Seed: 1, Progress: os.Stderr})
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(out, "ingested %d demo traces over %s .. %s into the embedded store in %.1f s (not part of the comparison)\n",
+		res.Traces, res.From.Format(time.RFC3339), res.To.Format(time.RFC3339), time.Since(t0).Seconds())
+	return &savedScan{Result: res, APIKey: m[1]}, nil
 }
 
 // traceRow is one trace as a Parquet row: the columns the search reads, and the texts.

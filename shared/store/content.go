@@ -40,13 +40,7 @@ func (c Content) Text() string {
 	if c.IsNull() {
 		return ""
 	}
-	if c[0] == '"' {
-		var s string
-		if json.Unmarshal(c, &s) == nil {
-			return s
-		}
-	}
-	return string(c)
+	return rawText(string(c))
 }
 
 // MayContain is a quick test on the raw bytes before decoding: false only when the text

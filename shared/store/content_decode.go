@@ -1,5 +1,10 @@
 package store
 
+import (
+	"encoding/json"
+	"strings"
+)
+
 // decodeRecordContent reads a record's content attribute (the JSON object json.Marshal wrote
 // of a RecordContent) without encoding/json: each field is a JSON value kept as its text, so
 // the object only needs splitting. False for anything else (a key it does not know, text not
@@ -87,4 +92,47 @@ func (l *lexer) value(start int) string {
 		return ""
 	}
 	return l.s[start:l.i]
+}
+
+// ContentText is Content.Text of one field (input, output...) of a record's content as the
+// store holds it (RawContent), read from the raw JSON: a string without escapes is a slice
+// of raw, not a copy. An absent field (or content) has the empty text, as absent content
+// does. ok is false when raw is not what the store writes; the caller then decodes in full.
+func ContentText(raw, field string) (text string, ok bool) {
+	if raw == "" {
+		return "", true
+	}
+	l := lexer{s: raw}
+	var v string
+	found := false
+	ok = l.object(func(key string) bool {
+		r := l.raw()
+		if key == field {
+			v, found = r, true
+		}
+		return !l.bad
+	})
+	if !ok || !l.end() {
+		return "", false
+	}
+	if !found {
+		return "", true
+	}
+	return rawText(v), true
+}
+
+// rawText is Content.Text of the JSON value v.
+func rawText(v string) string {
+	switch {
+	case v == "null":
+		return ""
+	case len(v) >= 2 && v[0] == '"' && !strings.ContainsRune(v, '\\'):
+		return v[1 : len(v)-1]
+	case v[0] == '"':
+		var s string
+		if json.Unmarshal([]byte(v), &s) == nil {
+			return s
+		}
+	}
+	return v
 }

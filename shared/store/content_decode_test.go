@@ -48,3 +48,57 @@ func TestDecodeRecordContentMatchesJSON(t *testing.T) {
 		}
 	}
 }
+
+// ContentText reads each field's text from the raw content as the decoded content's Text
+// does, and refuses raw text that is not content as the store writes it.
+func TestContentTextMatchesDecodedText(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	values := []string{`"plain"`, `"esc \"quoted\" \\ back\\"`, `"\u2028 \ud83d\ude00"`, `"caf\u00e9"`, `null`, `true`,
+		`12.5e-3`, `[]`, `{}`, `[1,"a",{"b":[null,{"c":"}]"}]}]`, `{"role":"user","content":"hi, {there}"}`, `""`}
+	pick := func() Content {
+		if rng.IntN(3) == 0 {
+			return nil
+		}
+		return Content(values[rng.IntN(len(values))])
+	}
+	for range 3000 {
+		c := RecordContent{Input: pick(), Output: pick(), Tools: pick()}
+		b, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw := string(b)
+		if len(c.Input)+len(c.Output)+len(c.Tools) == 0 {
+			raw = "" // a record with no content has no content attribute
+		}
+		var dec RecordContent
+		if raw != "" {
+			if err := json.Unmarshal(b, &dec); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for field, want := range map[string]string{"input": dec.Input.Text(), "output": dec.Output.Text(), "redacted_input": ""} {
+			got, ok := ContentText(raw, field)
+			if !ok || got != want {
+				t.Fatalf("%s: ContentText(%s) = %q, %v; want %q", raw, field, got, ok, want)
+			}
+		}
+	}
+	for _, raw := range []string{`{"input":"x"`, `{"input":"x"}tail`, `["input"]`, `{"input":}`, `{"input":"x",}`} {
+		if _, ok := ContentText(raw, "input"); ok {
+			t.Errorf("ContentText(%s) took text the store does not write", raw)
+		}
+	}
+}
+
+// Content.Text is a string's text, any other value's JSON, and nothing for no content.
+func TestContentText(t *testing.T) {
+	for _, tc := range []struct{ c, want string }{
+		{``, ``}, {`null`, ``}, {`"a b"`, `a b`}, {`"say \"hi\"\n"`, "say \"hi\"\n"}, {`"caf\u00e9"`, `café`},
+		{`[{"role":"user","content":"a"}]`, `[{"role":"user","content":"a"}]`}, {`12`, `12`}, {`""`, ``},
+	} {
+		if got := Content(tc.c).Text(); got != tc.want {
+			t.Errorf("Content(%s).Text() = %q, want %q", tc.c, got, tc.want)
+		}
+	}
+}

@@ -50,7 +50,7 @@ func randomTrace(r *rand.Rand, i int, sessions []string) store.Trace {
 	tr := store.Trace{ID: fmt.Sprintf("00000000-0000-4000-8000-%012d", i), Type: "trace", IsComplete: r.Intn(4) > 0,
 		CreatedAt:     propStart.Add(time.Duration(r.Int63n(int64(3 * time.Hour)))),
 		Name:          pick(r, propNames),
-		RecordContent: store.RecordContent{Input: store.StringContent("input " + strconv.Itoa(r.Intn(5))), Output: store.StringContent("out")}}
+		RecordContent: randomContent(r)}
 	if r.Intn(5) > 0 {
 		tr.Model = ptr(pick(r, propModels))
 	}
@@ -109,6 +109,32 @@ func randomTrace(r *rand.Rand, i int, sessions []string) store.Trace {
 		}
 	}
 	return tr
+}
+
+// randomContent is a trace's input and output in the shapes the scan's raw-content test must
+// read as the decoded content's text: plain strings, strings whose escapes hide or split the
+// text, message lists (whose text is their JSON), and no content at all.
+func randomContent(r *rand.Rand) store.RecordContent {
+	in := "input " + strconv.Itoa(r.Intn(5))
+	var c store.RecordContent
+	switch r.Intn(6) {
+	case 0:
+		c.Input = store.StringContent(`say "` + in + `"`)
+	case 1:
+		c.Input = store.Content(`"` + strings.Replace(in, "p", `\u0070`, 1) + `"`)
+	case 2:
+		c.Input = store.Content(`[{"role":"user","content":"` + in + `"}]`)
+	case 3:
+	default:
+		c.Input = store.StringContent(in)
+	}
+	switch r.Intn(3) {
+	case 0:
+		c.Output = store.StringContent("\"out\"\n")
+	case 1:
+		c.Output = store.StringContent("out")
+	}
+	return c
 }
 
 // propRun stores a project and log stream with propScorers and ingests n random traces in

@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"encoding/json"
 	"slices"
 	"sort"
 	"strconv"
@@ -208,7 +209,7 @@ func refGroups(tr *store.Trace, col string) []string {
 }
 
 func refText(tr *store.Trace, col string) (string, bool) {
-	in, out := tr.Input.Text(), tr.Output.Text()
+	in, out := refContentText(tr.Input), refContentText(tr.Output)
 	p := map[string]*string{"input": &in, "output": &out, "name": &tr.Name, "type": &tr.Type,
 		"model": tr.Model, "provider": tr.Provider, "external_id": tr.ExternalID, "session_id": tr.SessionID,
 		"id": &tr.ID, "trace_id": &tr.ID, "run_id": &tr.RunID}[col]
@@ -216,6 +217,19 @@ func refText(tr *store.Trace, col string) (string, bool) {
 		return "", false
 	}
 	return *p, true
+}
+
+// refContentText is a content's text as the catalog defines it, decoded by encoding/json: a
+// string's text, any other value's JSON, nothing for no content.
+func refContentText(c store.Content) string {
+	if len(c) == 0 || string(c) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(c, &s) == nil {
+		return s
+	}
+	return string(c)
 }
 
 func refNumber(tr *store.Trace, col string) (float64, bool) {

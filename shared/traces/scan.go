@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -152,31 +151,30 @@ func (c *cell) merge(o *cell) {
 var contentColumns = map[string]bool{"input": true, "output": true}
 
 // scanOptions say what a scan with these filters and group_by column must decode: the
-// content only when a filter or the group names a content column; and, for filters a trace
-// can only pass when its content holds their text, a test of the raw bytes that skips the
-// rest before anything is decoded.
+// content only when a filter or the group names a content column; and, for filters on
+// content columns, their test on the raw content, which skips a trace that fails them before
+// anything of it is decoded. The test is exact (the text of a field is read from the raw
+// JSON, unescaped only when it holds an escape), so most traces of a selective filter cost
+// no decode at all; only content kept in the payload store is left to the full test.
 func scanOptions(filters []*filter, groupBy string) store.ScanOptions {
 	var o store.ScanOptions
 	o.Content = contentColumns[groupBy]
-	var needles []*filter
+	var onContent []*filter
 	for _, f := range filters {
-		if !contentColumns[f.column] {
-			continue
-		}
-		o.Content = true
-		if f.kind == "text" && (f.op == "eq" || f.op == "contains" || f.op == "one_of") {
-			needles = append(needles, f)
+		if contentColumns[f.column] {
+			o.Content = true
+			onContent = append(onContent, f)
 		}
 	}
-	if len(needles) > 0 {
+	if len(onContent) > 0 {
 		o.Prefilter = func(raw string) bool {
 			if strings.Contains(raw, "$evalapi_payload") {
 				return true // a content kept in the payload store: only its text can tell
 			}
-			c := store.Content(raw)
-			for _, f := range needles {
-				if !slices.ContainsFunc(f.strs, func(s string) bool { return c.MayContain(s, !f.caseSensitive) }) {
-					return false
+			r := &rawContentFields{raw: raw}
+			for _, f := range onContent {
+				if !f.matches(r) || r.bad {
+					return r.bad // not content as the store writes it: the full decode tells
 				}
 			}
 			return true
@@ -184,3 +182,23 @@ func scanOptions(filters []*filter, groupBy string) store.ScanOptions {
 	}
 	return o
 }
+
+// rawContentFields are the content columns of a trace read from its raw content; other
+// columns are never asked of it (scanOptions only tests content filters on it).
+type rawContentFields struct {
+	raw string
+	bad bool
+}
+
+func (r *rawContentFields) text(id string) (string, bool) {
+	t, ok := store.ContentText(r.raw, id)
+	if !ok {
+		r.bad = true
+	}
+	return t, ok
+}
+func (*rawContentFields) ident(string) (string, bool)   { return "", false }
+func (*rawContentFields) number(string) (float64, bool) { return 0, false }
+func (*rawContentFields) boolean(string) (bool, bool)   { return false, false }
+func (*rawContentFields) date(string) (time.Time, bool) { return time.Time{}, false }
+func (*rawContentFields) tags() []string                { return nil }
