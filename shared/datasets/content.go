@@ -46,6 +46,22 @@ func (h *handlers) servePage(w http.ResponseWriter, r *http.Request, d store.Dat
 	d.ColumnNames, d.RowCount = st.ColumnNames(), st.RowCount()
 	p := newRowPage(d, start, limit, maxPageBytes)
 	defer p.release()
+	key := ""
+	if h.Pages != nil {
+		key = pageKey(st, start, limit)
+		if t := h.Pages.get(key); t != nil {
+			ok, err := p.fill(ctx, h.Table, t)
+			if err != nil {
+				return err
+			}
+			if ok {
+				w.Header().Set("ETag", etag(st.Version))
+				p.write(w)
+				return nil
+			}
+			key = "" // the authors grew past the size bound: encode afresh, and keep nothing
+		}
+	}
 	pendingp := pendingRows.Get().(*[]store.DatasetRow)
 	pending := (*pendingp)[:0]
 	defer func() {
@@ -70,6 +86,11 @@ func (h *handlers) servePage(w http.ResponseWriter, r *http.Request, d store.Dat
 	}
 	if _, err := p.add(ctx, h.Table, pending); err != nil {
 		return err
+	}
+	if key != "" {
+		if t := p.template(); t != nil {
+			h.Pages.put(key, t)
+		}
 	}
 	w.Header().Set("ETag", etag(st.Version))
 	p.write(w)

@@ -47,6 +47,7 @@ type harness struct {
 type harnessOptions struct {
 	onCommit func([]embedded.Change) // the store's stream, when a test needs it
 	table    store.Table             // another backend than a fresh embedded store
+	cached   bool                    // the segment and page caches, as a function instance has them
 }
 
 func newHarness(t *testing.T, opts ...harnessOptions) *harness {
@@ -76,7 +77,12 @@ func newHarness(t *testing.T, opts ...harnessOptions) *harness {
 	h.auth = authtest.New(t, db, auth.Config{})
 	h.org = h.auth.Org(t)
 	h.rt = httpapi.NewRouter(slog.New(slog.DiscardHandler))
-	datasets.Register(h.rt, datasets.Deps{Deps: base.Deps{Table: h.calls, Authenticate: h.auth.Service.Authenticate, Now: h.clock.Now}})
+	deps := datasets.Deps{Deps: base.Deps{Table: h.calls, Authenticate: h.auth.Service.Authenticate, Now: h.clock.Now}}
+	if o.cached {
+		deps.Segments = store.NewSegmentCache(store.DefaultSegmentCacheBytes)
+		deps.Pages = datasets.NewPageCache(datasets.DefaultPageCacheBytes)
+	}
+	datasets.Register(h.rt, deps)
 	return h
 }
 

@@ -75,7 +75,7 @@ func (p *rowPage) appendRow(b []byte, r rowResponse) ([]byte, error) {
 		return nil, err
 	}
 	b = append(b, `,"created_by_user":`...)
-	b = p.appendUser(b, m.CreatedByUser)
+	b = p.appendUser(b, m.createdBy, m.CreatedByUser)
 	b = append(b, `,"updated_in_version":`...)
 	b = strconv.AppendInt(b, m.UpdatedInVersion, 10)
 	b = append(b, `,"updated_at":`...)
@@ -83,20 +83,28 @@ func (p *rowPage) appendRow(b []byte, r rowResponse) ([]byte, error) {
 		return nil, err
 	}
 	b = append(b, `,"updated_by_user":`...)
-	b = p.appendUser(b, m.UpdatedByUser)
+	b = p.appendUser(b, m.updatedBy, m.UpdatedByUser)
 	return append(b, `}}`...), nil
 }
 
-// appendUser appends u as userInfo encodes it; each user of the page is encoded once.
-func (p *rowPage) appendUser(b []byte, u *userInfo) []byte {
+// appendUser appends u as userInfo encodes it, and notes where the author id's JSON is (the
+// page cache keeps the rows without it).
+func (p *rowPage) appendUser(b []byte, id string, u *userInfo) []byte {
+	at := len(b)
+	b = append(b, p.userBytes(u)...)
+	p.slots = append(p.slots, authorSlot{from: at, to: len(b), id: id})
+	return b
+}
+
+// userBytes is u as userInfo encodes it; each user of the page is encoded once.
+func (p *rowPage) userBytes(u *userInfo) []byte {
 	if u == nil {
-		return append(b, "null"...)
+		return null
 	}
 	if e, ok := p.userJSON[u]; ok {
-		return append(b, e...)
+		return e
 	}
-	at := len(b)
-	b = append(b, `{"id":`...)
+	b := append([]byte(nil), `{"id":`...)
 	b = store.AppendJSONString(b, u.ID)
 	b = append(b, `,"email":`...)
 	b = store.AppendJSONString(b, u.Email)
@@ -108,9 +116,11 @@ func (p *rowPage) appendUser(b []byte, u *userInfo) []byte {
 	if p.userJSON == nil {
 		p.userJSON = map[*userInfo][]byte{}
 	}
-	p.userJSON[u] = append([]byte(nil), b[at:]...)
+	p.userJSON[u] = b
 	return b
 }
+
+var null = []byte("null")
 
 // appendTime appends t as encoding/json does. The rows of a page mostly share their times
 // (a batch of rows is stamped once): the last two are kept encoded. Equal Time values

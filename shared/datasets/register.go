@@ -26,6 +26,8 @@ type Deps struct {
 	// Segments keeps the content segments that pages read (store.SegmentCache); nil reads
 	// them every time.
 	Segments *store.SegmentCache
+	// Pages keeps the encoded rows of pages served (PageCache); nil encodes every page.
+	Pages *PageCache
 }
 
 // Register mounts the group's operations on rt, each behind authentication.

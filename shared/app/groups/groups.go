@@ -82,7 +82,8 @@ func Integrations(rt *httpapi.Router, d app.Deps) {
 // Datasets serves datasets, their content and sharing.
 func Datasets(rt *httpapi.Router, d app.Deps) {
 	datasets.Register(rt, datasets.Deps{Deps: d.Base(), Payloads: d.Payloads,
-		Segments: store.NewSegmentCache(store.DefaultSegmentCacheBytes)})
+		Segments: store.NewSegmentCache(store.DefaultSegmentCacheBytes),
+		Pages:    datasets.NewPageCache(datasets.DefaultPageCacheBytes)})
 }
 
 // Scorers serves scorers and their versions.

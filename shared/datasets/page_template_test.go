@@ -1,0 +1,72 @@
+package datasets
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evalobs/evalapi/shared/store"
+)
+
+// A page put together from its template and its authors is the page as encoded; and one
+// whose authors' JSON grew past the size bound is refused (to be encoded afresh and cut),
+// except a lone row, which a page always holds.
+func TestPageTemplateFill(t *testing.T) {
+	d := store.Dataset{ColumnNames: []string{"q", "a"}, RowCount: 3}
+	at := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	var rows []store.DatasetRow
+	for i := range 3 {
+		rows = append(rows, store.DatasetRow{RowID: "r" + strconv.Itoa(i), Index: int64(i), Values: []any{"q", int64(i)},
+			CreatedInVersion: 1, CreatedAt: at, CreatedBy: "u1", UpdatedInVersion: 2, UpdatedAt: at, UpdatedBy: []string{"u1", "u2", "gone"}[i]})
+	}
+	users := func(first string) map[string]*userInfo {
+		return map[string]*userInfo{"u1": {ID: "u1", Email: "a@b", FirstName: first}, "u2": {ID: "u2", Email: "c@d"}, "gone": nil}
+	}
+	page := func(maxBytes int, first string, rows []store.DatasetRow) *rowPage {
+		p := newRowPage(d, 0, 10, maxBytes)
+		p.users = users(first) // known: nothing is read
+		if _, err := p.add(t.Context(), nil, rows); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	orig := page(maxPageBytes, "Ann", rows)
+	tpl := orig.template()
+	if tpl == nil || tpl.n != 3 || len(tpl.users) != 3 || strings.Contains(string(tpl.rows), "Ann") {
+		t.Fatalf("template %+v", tpl)
+	}
+	for _, first := range []string{"Ann", "Annabel"} {
+		want := page(maxPageBytes, first, rows)
+		got := newRowPage(d, 0, 10, maxPageBytes)
+		got.users = users(first)
+		if ok, err := got.fill(t.Context(), nil, tpl); !ok || err != nil {
+			t.Fatalf("fill: %v %v", ok, err)
+		}
+		if string(*got.buf) != string(*want.buf) || got.n != want.n {
+			t.Errorf("first name %s:\n filled  %s\n encoded %s", first, *got.buf, *want.buf)
+		}
+	}
+
+	// A bound the rows just fit with "Ann": with "Annabel" they do not, and a fresh page is cut.
+	envelope := maxPageBytes - newRowPage(d, 0, 10, maxPageBytes).budget
+	exact := envelope + len(*orig.buf) + 1
+	if p := page(exact, "Ann", rows); p.cut || p.n != 3 {
+		t.Fatalf("the rows do not fit the bound made for them: cut %v, %d rows", p.cut, p.n)
+	}
+	if p := page(exact, "Annabel", rows); !p.cut {
+		t.Fatal("longer authors were not cut: the bound is not the test's")
+	}
+	longer := newRowPage(d, 0, 10, exact)
+	longer.users = users("Annabel")
+	if ok, err := longer.fill(t.Context(), nil, tpl); ok || err != nil {
+		t.Fatalf("a template past the bound was filled: %v %v", ok, err)
+	}
+
+	one := page(maxPageBytes, "Ann", rows[:1]).template()
+	lone := newRowPage(d, 0, 10, envelope+10)
+	lone.users = users("Annabel")
+	if ok, err := lone.fill(t.Context(), nil, one); !ok || err != nil || lone.n != 1 {
+		t.Fatalf("a lone row was refused: %v %v", ok, err)
+	}
+}
