@@ -16,11 +16,12 @@ type AttrView struct {
 
 // AttrRanger is a table that can show the string attributes of the items of a query's range
 // without building them (the embedded store): a scan that needs two attributes of each item
-// decodes nothing else, and copies only what it keeps. Every item in range is shown (no
-// pages, no Limit), in the query's order; fn runs outside the table's transactions, so it may
-// use the table.
+// decodes nothing else, and copies only what it keeps. Every item in range that keep takes
+// (nil: all) is shown (no pages, no Limit), in the query's order. keep runs inside the
+// table's read transaction on views of its memory: a pure test, which must not use the table
+// or keep a view; fn runs outside the table's transactions, so it may use the table.
 type AttrRanger interface {
-	RangeAttrs(ctx context.Context, q Query, names []string, fn func(vals []AttrView) error) error
+	RangeAttrs(ctx context.Context, q Query, names []string, keep func(vals []AttrView) bool, fn func(vals []AttrView) error) error
 }
 
 // Attr is one attribute of an item: a value of the vocabulary, the caller's to keep.
@@ -51,11 +52,14 @@ func scanTracesRanged(ctx context.Context, r AttrRanger, q Query, opts ScanOptio
 	if opts.Transient {
 		sc = &scratch{}
 	}
-	err := r.RangeAttrs(ctx, q, traceScanAttrs, func(v []AttrView) error {
+	// The raw content test runs where the items are, so that the items it refuses (most,
+	// for a selective filter) are never copied out of the table.
+	var keep func(v []AttrView) bool
+	if opts.Prefilter != nil {
+		keep = func(v []AttrView) bool { return opts.Prefilter(v[1].S) }
+	}
+	err := r.RangeAttrs(ctx, q, traceScanAttrs, keep, func(v []AttrView) error {
 		doc, content := v[0], v[1]
-		if opts.Prefilter != nil && !opts.Prefilter(content.S) {
-			return nil
-		}
 		key := func() Key { return Key{PK: strings.Clone(v[2].S), SK: strings.Clone(v[3].S)} }
 		if err := decodeTraceDocIn(strings.Clone(doc.S), key, &tr, sc); err != nil {
 			return err

@@ -298,7 +298,9 @@ type ScanOptions struct {
 	// Content decodes each trace's content too (filters or groups on input or output).
 	Content bool
 	// Prefilter, when set, sees each trace's raw content (JSON text) before anything of it
-	// is decoded; false skips the trace (it cannot match the query).
+	// is decoded; false skips the trace (it cannot match the query). It may run inside the
+	// table's read transaction, on the table's own memory: a pure test of the text, which it
+	// must not keep.
 	Prefilter func(rawContent string) bool
 	// Transient says fn keeps nothing a trace points to (its pointer fields, maps and
 	// slices) after it returns; the scan may then reuse their storage for the next trace.

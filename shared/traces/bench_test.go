@@ -145,11 +145,14 @@ func (c rangeCounter) RangeItems(ctx context.Context, q store.Query, fn func([]s
 	})
 }
 
-func (c rangeCounter) RangeAttrs(ctx context.Context, q store.Query, names []string, fn func([]store.AttrView) error) error {
-	return c.r.RangeAttrs(ctx, q, names, func(v []store.AttrView) error {
-		c.items.Add(1)
-		return fn(v)
-	})
+func (c rangeCounter) RangeAttrs(ctx context.Context, q store.Query, names []string, keep func([]store.AttrView) bool, fn func([]store.AttrView) error) error {
+	if keep == nil {
+		keep = func([]store.AttrView) bool { return true }
+	}
+	return c.r.RangeAttrs(ctx, q, names, func(v []store.AttrView) bool {
+		c.items.Add(1) // every item visited is read, kept or not
+		return keep(v)
+	}, fn)
 }
 
 // BenchmarkIngest1000 is one ingestion request of 1000 traces spread over ten minutes: one

@@ -22,16 +22,28 @@ const (
 	rangeChunkBytes = 4 << 20
 )
 
+// rangeChunkVisits bounds the items one transaction visits when a test leaves most of them
+// behind (a variable for the tests, which cross it with a few thousand items).
+var rangeChunkVisits = 4 * rangeChunk
+
 // rangeBufs holds the chunk buffers of rangeRaw.
 var rangeBufs = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
 
-// RangeAttrs calls fn with the string attributes names of every item q selects, in q's
-// order, without building the items (store.AttrRanger): the views are of the chunk's copy of
-// the items' bytes, valid during the call. q.Limit is not applied: every item in range is
-// visited.
-func (db *DB) RangeAttrs(ctx context.Context, q store.Query, names []string, fn func(vals []store.AttrView) error) error {
+// RangeAttrs calls fn with the string attributes names of every item q selects that keep
+// takes (nil takes all), in q's order, without building the items (store.AttrRanger): the
+// views fn sees are of the chunk's copy of the items' bytes, valid during the call. keep
+// sees the views inside the read transaction, of the table's own memory: an item it refuses
+// is not copied. q.Limit is not applied: every item in range is visited.
+func (db *DB) RangeAttrs(ctx context.Context, q store.Query, names []string, keep func(vals []store.AttrView) bool, fn func(vals []store.AttrView) error) error {
 	vals := make([]store.AttrView, len(names))
-	return db.rangeRaw(ctx, q, func(v []byte) error {
+	var test func(v []byte) bool
+	if keep != nil {
+		test = func(v []byte) bool {
+			// An item whose attributes do not read is kept: fn's reading reports it.
+			return attrViews(v, names, vals) != nil || keep(vals)
+		}
+	}
+	return db.rangeRaw(ctx, q, test, func(v []byte) error {
 		if err := attrViews(v, names, vals); err != nil {
 			return err
 		}
@@ -43,7 +55,7 @@ func (db *DB) RangeAttrs(ctx context.Context, q store.Query, names []string, fn 
 // map per item (store.ItemRanger). q.Limit is not applied.
 func (db *DB) RangeItems(ctx context.Context, q store.Query, fn func(attrs []store.Attr) error) error {
 	var attrs []store.Attr
-	return db.rangeRaw(ctx, q, func(v []byte) error {
+	return db.rangeRaw(ctx, q, nil, func(v []byte) error {
 		var err error
 		if attrs, err = decodeAttrs(v, attrs[:0]); err != nil {
 			return err
@@ -52,12 +64,13 @@ func (db *DB) RangeItems(ctx context.Context, q store.Query, fn func(attrs []sto
 	})
 }
 
-// rangeRaw calls fn with the encoded bytes of every item q selects, in q's order. Items are
+// rangeRaw calls fn with the encoded bytes of every item q selects that keep takes (nil takes
+// all; keep runs inside the read transaction and must not use the store), in q's order. Items are
 // copied out of a read transaction a chunk at a time, and fn is called after the transaction
 // ends: fn may use the store (a read or a write inside a bbolt read transaction of the same
 // goroutine can deadlock with a writer that must grow the file). The bytes are valid only
 // during the call: one buffer holds each chunk in turn.
-func (db *DB) rangeRaw(ctx context.Context, q store.Query, fn func(v []byte) error) error {
+func (db *DB) rangeRaw(ctx context.Context, q store.Query, keep func(v []byte) bool, fn func(v []byte) error) error {
 	p, err := planQuery(q)
 	if err != nil {
 		return fmt.Errorf("embedded: range %s: %w", q.PK, err)
@@ -80,15 +93,20 @@ func (db *DB) rangeRaw(ctx context.Context, q store.Query, fn func(v []byte) err
 				bucket = tx.Bucket(p.ix.bucket)
 			}
 			c := bucket.Cursor()
+			visited := 0
 			for k, v := p.first(c); k != nil; k, v = p.next(c) {
-				if len(ends) == rangeChunk || len(arena) >= rangeChunkBytes {
+				if len(ends) == rangeChunk || len(arena) >= rangeChunkBytes || visited == rangeChunkVisits {
 					resume = bytes.Clone(k)
 					return nil
 				}
+				visited++
 				if p.ix != nil {
 					if v = items.Get(v); v == nil {
 						return fmt.Errorf("index %s entry %q points to no item", p.ix.name, k)
 					}
+				}
+				if keep != nil && !keep(v) {
+					continue
 				}
 				arena = append(arena, v...)
 				ends = append(ends, len(arena))

@@ -54,7 +54,7 @@ func TestRangeAttrsMatchesQuery(t *testing.T) {
 			want = append(want, fmt.Sprintf("%s %q %v", it[store.AttrSK], s, ok))
 		}
 		var got []string
-		err := db.RangeAttrs(ctx, q, []string{store.AttrSK, "s", "missing"}, func(v []store.AttrView) error {
+		err := db.RangeAttrs(ctx, q, []string{store.AttrSK, "s", "missing"}, nil, func(v []store.AttrView) error {
 			if v[2].OK {
 				t.Fatal("a missing attribute is shown")
 			}
@@ -66,6 +66,31 @@ func TestRangeAttrsMatchesQuery(t *testing.T) {
 		}
 		if len(want) < 4000 || !slices.Equal(got, want) {
 			t.Fatalf("%+v: RangeAttrs showed %d items, Query %d; first differences: %v", q, len(got), len(want), firstDiff(got, want))
+		}
+		// A test inside the transaction: only what it keeps is shown, in order, across chunks
+		// of visits (1,000 here) that keep few items.
+		var kept, tested []string
+		restore := embedded.SetRangeChunkVisits(1000)
+		err = db.RangeAttrs(ctx, q, []string{store.AttrSK, "s", "missing"}, func(v []store.AttrView) bool {
+			tested = append(tested, v[0].S)
+			return strings.HasSuffix(v[0].S, "7")
+		}, func(v []store.AttrView) error {
+			kept = append(kept, fmt.Sprintf("%s %q %v", v[0].S, v[1].S, v[1].OK))
+			return nil
+		})
+		restore()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wantKept []string
+		for _, w := range want {
+			if strings.HasSuffix(strings.Fields(w)[0], "7") {
+				wantKept = append(wantKept, w)
+			}
+		}
+		if len(tested) != len(want) || len(wantKept) < 400 || !slices.Equal(kept, wantKept) {
+			t.Fatalf("%+v: keep tested %d of %d items; showed %d, want %d; first differences: %v", q, len(tested), len(want),
+				len(kept), len(wantKept), firstDiff(kept, wantKept))
 		}
 		var whole []store.Item
 		err = db.RangeItems(ctx, q, func(attrs []store.Attr) error {
@@ -121,7 +146,7 @@ func TestRangeCallbackMayWrite(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		n := 0
-		done <- db.RangeAttrs(ctx, store.Query{PK: "R"}, []string{"s"}, func([]store.AttrView) error {
+		done <- db.RangeAttrs(ctx, store.Query{PK: "R"}, []string{"s"}, nil, func([]store.AttrView) error {
 			n++
 			return db.Put(ctx, store.Item{store.AttrPK: "W", store.AttrSK: fmt.Sprint(n), "big": big})
 		})
