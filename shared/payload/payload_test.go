@@ -60,6 +60,21 @@ func TestDir(t *testing.T) {
 	conformance(t, d)
 }
 
+// The bucket's URL is virtual-hosted at the region's endpoint, amazonaws.com.cn in China.
+func TestS3URL(t *testing.T) {
+	for region, want := range map[string]string{
+		"eu-west-1":  "https://b.s3.eu-west-1.amazonaws.com/a/k%20x",
+		"cn-north-1": "https://b.s3.cn-north-1.amazonaws.com.cn/a/k%20x",
+	} {
+		if got := (&S3{Bucket: "b", Region: region}).url("a/k x"); got != want {
+			t.Errorf("%s: %s, want %s", region, got, want)
+		}
+	}
+	if got := (&S3{Bucket: "b", Region: "us-east-1", Endpoint: "http://127.0.0.1:5000/"}).url("k"); got != "http://127.0.0.1:5000/b/k" {
+		t.Errorf("emulator: %s", got)
+	}
+}
+
 // TestS3 runs the adapter against moto's S3 (make test starts it; under CI=true a missing
 // moto fails the test).
 func TestS3(t *testing.T) {
@@ -76,19 +91,13 @@ func createBucket(t *testing.T, s *S3) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPut, strings.TrimRight(s.Endpoint, "/")+"/"+s.Bucket, nil)
 	const empty = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-	req.Header.Set("X-Amz-Content-Sha256", empty)
-	creds, _ := s.Credentials.Retrieve(ctx)
-	if err := newSigner().SignHTTP(ctx, creds, req, empty, "s3", s.Region, time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := s.sign().Send(ctx, "s3", http.MethodPut, strings.TrimRight(s.Endpoint, "/")+"/"+s.Bucket,
+		map[string]string{"X-Amz-Content-Sha256": empty}, []byte{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		t.Fatalf("create bucket: %d", resp.StatusCode)
+	if resp.Status/100 != 2 {
+		t.Fatalf("create bucket: %d", resp.Status)
 	}
 }

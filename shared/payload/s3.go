@@ -1,24 +1,23 @@
 package payload
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+
+	"github.com/evalobs/evalapi/shared/awscall"
 )
 
-// S3 is a Store in an S3 bucket. It speaks the three object calls it needs over plain HTTP
-// with Signature Version 4 (the SDK's signer) instead of linking the S3 client, which would
-// add megabytes to every function that reads a record.
+// S3 is a Store in an S3 bucket. It speaks the three object calls it needs as signed
+// requests (awscall) instead of linking the S3 client, which would add megabytes to every
+// function that reads a record.
 type S3 struct {
 	Bucket      string
 	Region      string
@@ -26,8 +25,12 @@ type S3 struct {
 	// Endpoint is an emulator's base URL (moto), addressed path-style; empty is AWS,
 	// addressed virtual-hosted style.
 	Endpoint string
-	Client   *http.Client // default: 30 s timeout
-	signer   *v4.Signer
+	// Client sends the requests; nil: awscall's shared client. A request lasts as long as
+	// its context allows.
+	Client *http.Client
+
+	once   sync.Once
+	signer *awscall.Signer
 }
 
 func (s *S3) url(key string) string {
@@ -35,46 +38,39 @@ func (s *S3) url(key string) string {
 	if s.Endpoint != "" {
 		return strings.TrimRight(s.Endpoint, "/") + "/" + s.Bucket + "/" + strings.TrimPrefix(esc, "/")
 	}
-	return "https://" + s.Bucket + ".s3." + s.Region + ".amazonaws.com/" + strings.TrimPrefix(esc, "/")
+	// The regional endpoint (amazonaws.com.cn in the China regions), virtual-hosted.
+	host := strings.TrimPrefix(s.sign().URL("s3"), "https://")
+	return "https://" + s.Bucket + "." + host + "/" + strings.TrimPrefix(esc, "/")
 }
 
-func (s *S3) do(ctx context.Context, method, key string, body []byte) (*http.Response, error) {
+// sign is the signer of the bucket's region, built once.
+func (s *S3) sign() *awscall.Signer {
+	s.once.Do(func() {
+		s.signer = awscall.NewSigner(s.Region, s.Credentials)
+		s.signer.HTTP = s.Client
+	})
+	return s.signer
+}
+
+func (s *S3) do(ctx context.Context, method, key string, body []byte) (*awscall.Response, error) {
 	if !validKey(key) {
 		return nil, fmt.Errorf("payload: bad key %q", key)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, s.url(key), bytes.NewReader(body))
-	if err != nil {
-		return nil, err
+	if body == nil {
+		body = []byte{}
 	}
+	// S3 wants the payload's hash in a header of its own, besides the signature's.
 	sum := sha256.Sum256(body)
-	hash := hex.EncodeToString(sum[:])
-	req.Header.Set("X-Amz-Content-Sha256", hash)
-	req.ContentLength = int64(len(body))
-	creds, err := s.Credentials.Retrieve(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("payload: credentials: %w", err)
-	}
-	if s.signer == nil {
-		s.signer = newSigner()
-	}
-	if err := s.signer.SignHTTP(ctx, creds, req, hash, "s3", s.Region, time.Now()); err != nil {
-		return nil, fmt.Errorf("payload: sign: %w", err)
-	}
-	c := s.Client
-	if c == nil {
-		c = &http.Client{Timeout: 30 * time.Second}
-	}
-	resp, err := c.Do(req)
+	resp, err := s.sign().Send(ctx, "s3", method, s.url(key), map[string]string{"X-Amz-Content-Sha256": hex.EncodeToString(sum[:])}, body)
 	if err != nil {
 		return nil, fmt.Errorf("payload: %s %s: %w", method, key, err)
 	}
 	return resp, nil
 }
 
-// failed reads an error answer without echoing it (it may name the bucket's internals).
-func failed(resp *http.Response, method, key string) error {
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
-	return fmt.Errorf("payload: %s %s: S3 answered %d", method, key, resp.StatusCode)
+// failed is an error answer's error, without its body (it may name the bucket's internals).
+func failed(resp *awscall.Response, method, key string) error {
+	return fmt.Errorf("payload: %s %s: S3 answered %d", method, key, resp.Status)
 }
 
 func (s *S3) Put(ctx context.Context, key string, data []byte) error {
@@ -82,8 +78,7 @@ func (s *S3) Put(ctx context.Context, key string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
+	if resp.Status/100 != 2 {
 		return failed(resp, "PUT", key)
 	}
 	return nil
@@ -94,14 +89,13 @@ func (s *S3) Get(ctx context.Context, key string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusNotFound {
+	if resp.Status == http.StatusNotFound {
 		return nil, fmt.Errorf("payload %s: %w", key, ErrNotFound)
 	}
-	if resp.StatusCode/100 != 2 {
+	if resp.Status/100 != 2 {
 		return nil, failed(resp, "GET", key)
 	}
-	return io.ReadAll(resp.Body)
+	return resp.Body, nil
 }
 
 func (s *S3) Delete(ctx context.Context, key string) error {
@@ -109,11 +103,8 @@ func (s *S3) Delete(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 && resp.StatusCode != http.StatusNotFound {
+	if resp.Status/100 != 2 && resp.Status != http.StatusNotFound {
 		return failed(resp, "DELETE", key)
 	}
 	return nil
 }
-
-func newSigner() *v4.Signer { return v4.NewSigner() }
