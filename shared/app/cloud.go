@@ -13,6 +13,7 @@ import (
 	"github.com/evalobs/evalapi/shared/awscall"
 	"github.com/evalobs/evalapi/shared/exprun"
 	"github.com/evalobs/evalapi/shared/payload"
+	"github.com/evalobs/evalapi/shared/queue/sqsqueue"
 	"github.com/evalobs/evalapi/shared/secrets"
 	"github.com/evalobs/evalapi/shared/secrets/awssm"
 	"github.com/evalobs/evalapi/shared/store/dynamo"
@@ -46,7 +47,11 @@ func NewCloud(ctx context.Context, cfg Config, log *slog.Logger, getenv func(str
 			Endpoint: cfg.S3Endpoint}
 	}
 	if cfg.ExperimentQueueURL != "" {
-		d.ExperimentQueue = &exprun.SQS{QueueURL: cfg.ExperimentQueueURL, Region: awsCfg.Region, Credentials: awsCfg.Credentials}
+		sender, err := sqsqueue.NewSigned(awsCfg, cfg.ExperimentQueueURL)
+		if err != nil {
+			return Deps{}, err
+		}
+		d.ExperimentQueue = exprun.SenderQueue(sender)
 	}
 	return d, nil
 }

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/evalobs/evalapi/shared/queue"
 	"github.com/evalobs/evalapi/shared/store"
 )
 
@@ -111,6 +112,16 @@ type Traces interface {
 // Queue sends chunk messages to the workers (SQS in the cloud, in-process locally).
 type Queue interface {
 	Send(ctx context.Context, bodies [][]byte) error
+}
+
+// SenderQueue is a Queue over a queue.Sender (sqsqueue's, in the cloud): chunks are sent
+// without delay.
+func SenderQueue(s queue.Sender) Queue { return senderQueue{s} }
+
+type senderQueue struct{ s queue.Sender }
+
+func (q senderQueue) Send(ctx context.Context, bodies [][]byte) error {
+	return q.s.Send(ctx, bodies, 0)
 }
 
 // Clock is the time source (time.Now unless a test moves it).

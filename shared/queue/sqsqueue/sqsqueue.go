@@ -40,7 +40,10 @@ type (
 	}
 	sendOutput struct {
 		Successful []struct{ Id string }
-		Failed     []struct{ Id, Code string }
+		Failed     []struct {
+			Id, Code    string
+			SenderFault bool
+		}
 	}
 )
 
@@ -67,10 +70,16 @@ func NewSigned(awsCfg aws.Config, queueURL string) (*Sender, error) {
 	return New(c, queueURL), nil
 }
 
-// sendAttempts bounds the resends of the entries SQS reports failed (throttling) in one Send.
-const sendAttempts = 3
+// sendAttempts bounds the sends of the entries SQS reports failed (throttling, an internal
+// error) in one Send; resendWait×attempt is the wait before each resend.
+const (
+	sendAttempts = 4
+	resendWait   = 50 * time.Millisecond
+)
 
-// Send implements queue.Sender: batches of ten, entries SQS refused sent again a few times.
+// Send implements queue.Sender: batches of ten, entries SQS failed sent again a few times,
+// after a short wait; an entry refused as the sender's fault (its contents) fails the send at
+// once, as sending it again would not change the answer.
 func (s *Sender) Send(ctx context.Context, bodies [][]byte, delay time.Duration) error {
 	delay = min(max(delay, 0), queue.MaxDelay)
 	for start := 0; start < len(bodies); start += queue.MaxBatch {
@@ -88,6 +97,11 @@ func (s *Sender) sendBatch(ctx context.Context, batch [][]byte, delay int32) err
 		pending[strconv.Itoa(i)] = b
 	}
 	for attempt := 1; len(pending) > 0; attempt++ {
+		if attempt > 1 {
+			if err := awscall.Sleep(ctx, time.Duration(attempt-1)*resendWait); err != nil {
+				return fmt.Errorf("sqs send batch: %w", err)
+			}
+		}
 		in := sendInput{QueueUrl: s.url}
 		for id, b := range pending {
 			in.Entries = append(in.Entries, sendEntry{Id: id, MessageBody: string(b), DelaySeconds: delay})
@@ -98,6 +112,11 @@ func (s *Sender) sendBatch(ctx context.Context, batch [][]byte, delay int32) err
 		}
 		for _, ok := range out.Successful {
 			delete(pending, ok.Id)
+		}
+		for _, f := range out.Failed {
+			if f.SenderFault {
+				return fmt.Errorf("sqs send batch: entry %s refused (%s)", f.Id, f.Code)
+			}
 		}
 		if len(pending) > 0 && attempt >= sendAttempts {
 			var codes []error

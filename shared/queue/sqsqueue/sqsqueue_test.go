@@ -4,12 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
@@ -106,5 +111,74 @@ func TestHandleReportsFailures(t *testing.T) {
 	}
 	if len(counts) != 2 || counts[0] != 3 || counts[1] != 1 {
 		t.Errorf("receive counts %v, want [3 1]", counts)
+	}
+}
+
+// TestSignedSend: over signed requests in SQS's JSON protocol, 23 messages go in batches of
+// ten; an entry SQS failed (not the sender's fault) is sent again; an entry refused as the
+// sender's fault fails the send at once, and the error holds no credential.
+func TestSignedSend(t *testing.T) {
+	var mu sync.Mutex
+	got := map[string]int{}
+	sends := map[string]int{}
+	failOnce := true
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Amz-Target") != "AmazonSQS.SendMessageBatch" || !strings.HasPrefix(r.Header.Get("Authorization"), "AWS4-HMAC-SHA256") ||
+			!strings.Contains(r.Header.Get("Authorization"), "/eu-west-1/sqs/") {
+			http.Error(w, "bad request", 400)
+			return
+		}
+		var req struct {
+			QueueURL string `json:"QueueUrl"`
+			Entries  []struct{ Id, MessageBody string }
+		}
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		mu.Lock()
+		defer mu.Unlock()
+		if len(req.Entries) > 10 || !strings.HasSuffix(req.QueueURL, "/123/runs") {
+			t.Errorf("%d entries to %s", len(req.Entries), req.QueueURL)
+		}
+		var failed, ok []map[string]any
+		for _, e := range req.Entries {
+			sends[e.MessageBody]++
+			switch {
+			case failOnce && e.MessageBody == `{"n":7}`:
+				failOnce = false
+				failed = append(failed, map[string]any{"Id": e.Id, "Code": "InternalError", "SenderFault": false})
+			case e.MessageBody == `{"n":"refused"}`:
+				failed = append(failed, map[string]any{"Id": e.Id, "Code": "InvalidMessageContents", "SenderFault": true})
+			default:
+				got[e.MessageBody]++
+				ok = append(ok, map[string]any{"Id": e.Id})
+			}
+		}
+		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+		_ = json.NewEncoder(w).Encode(map[string]any{"Failed": failed, "Successful": ok})
+	}))
+	defer srv.Close()
+	cfg := aws.Config{Region: "eu-west-1", Credentials: aws.NewCredentialsCache(credentials.NewStaticCredentialsProvider("AKID", "SECRET", ""))}
+	s, err := NewSigned(cfg, srv.URL+"/123/runs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bodies [][]byte
+	for i := range 23 {
+		b, _ := json.Marshal(map[string]int{"n": i})
+		bodies = append(bodies, b)
+	}
+	if err := s.Send(t.Context(), bodies, 0); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 23 || sends[`{"n":7}`] != 2 {
+		t.Errorf("%d distinct messages arrived, want 23; the failed one was sent %d times, want 2", len(got), sends[`{"n":7}`])
+	}
+	for b, n := range got {
+		if n != 1 {
+			t.Errorf("%s arrived %d times", b, n)
+		}
+	}
+	err = s.Send(t.Context(), [][]byte{[]byte(`{"n":"refused"}`)}, 0)
+	if err == nil || strings.Contains(err.Error(), "SECRET") || sends[`{"n":"refused"}`] != 1 {
+		t.Errorf("a refused message: %v, sent %d times", err, sends[`{"n":"refused"}`])
 	}
 }
