@@ -307,17 +307,24 @@ func (l *lexer) escaped(quote int) string {
 // stringEnd is the index of the quote closing the string that opens at quote, passing
 // escapes; -1 when the text ends first.
 func (l *lexer) stringEnd(quote int) int {
+	// A quote closes the string when an even number of backslashes precede it (each pair is
+	// an escaped backslash); IndexByte finds the quotes a word at a time.
 	j := quote + 1
-	for j < len(l.s) && l.s[j] != '"' {
-		if l.s[j] == '\\' {
-			j++
+	for {
+		k := strings.IndexByte(l.s[j:], '"')
+		if k < 0 {
+			return -1
+		}
+		j += k
+		n := 0
+		for i := j - 1; i > quote && l.s[i] == '\\'; i-- {
+			n++
+		}
+		if n%2 == 0 {
+			return j
 		}
 		j++
 	}
-	if j >= len(l.s) {
-		return -1
-	}
-	return j
 }
 
 func (l *lexer) strPtr() *string { return keep(l, strs, l.str()) }
