@@ -54,6 +54,9 @@ func (e *Evaluator) reserve(ctx context.Context, m Message, l *loaded) (*store.R
 	if spent(b, u, m.ScorerID, est) {
 		return nil, errBudgetSpent
 	}
+	if est.held {
+		return nil, errBudgetBusy
+	}
 	r := store.Reservation{Key: key, Day: now, Tokens: est.reserveTokens, NanoUSD: est.reserveNano}
 	err := e.table.Transact(ctx, store.ReserveOps(m.RunID, m.ScorerID, b, r))
 	var tx *store.TxCanceledError
@@ -74,12 +77,17 @@ func (e *Evaluator) reserve(ctx context.Context, m Message, l *loaded) (*store.R
 	return nil, fmt.Errorf("evaluate: reserve: %w", err)
 }
 
-// release gives back a reservation this delivery will not use, once.
+// release gives back a reservation this delivery will not use, once. The item under its
+// key may not be the one this delivery read: after the judgment's write deleted it, a
+// delivery that loaded the record before that write may have reserved again under the same
+// key, at another estimate. Deleting that one while giving back this one's estimate would
+// unbalance the counters (below the spend: the budget overspent), so the release holds only
+// while the item is a reservation equal to this one.
 func (e *Evaluator) release(ctx context.Context, m Message, r *store.Reservation) {
 	if r == nil {
 		return
 	}
-	err := e.table.Transact(ctx, store.ReleaseOps(m.RunID, m.ScorerID, *r, store.Exists()))
+	err := e.table.Transact(ctx, store.ReleaseOps(m.RunID, m.ScorerID, *r, r.Same()...))
 	if err != nil && !errors.Is(err, store.ErrConditionFailed) {
 		e.log.Warn("evaluate: reservation not released (it holds its day's counters only)", "message_run", m.RunID, "error", err)
 	}
@@ -89,9 +97,17 @@ func (e *Evaluator) release(ctx context.Context, m Message, r *store.Reservation
 // stream's), and what is reserved. With no judgment yet today nothing is known of the cost,
 // so the first call reserves the whole remaining budget: it runs alone, and the next ones
 // reserve its actual cost.
+//
+// held: the cost is unknown and calls in flight hold all the room, so there is nothing to
+// reserve; the message waits for them (errBudgetBusy). Reserving a placeholder instead (it
+// was 1 token) is a check on a stale read: the usage was read while the first call held the
+// whole budget, and its condition (counter ≤ budget − 1) holds as soon as that call has
+// written its judgment, so every call so reserved ran on 1 token and overspent the budget by
+// its whole cost.
 type cost struct {
 	avgTokens, avgNano         int64 // 0: unknown
 	reserveTokens, reserveNano int64
+	held                       bool
 }
 
 func estimate(b store.JudgeBudget, u store.DayUsage, scorerID string) cost {
@@ -106,10 +122,10 @@ func estimate(b store.JudgeBudget, u store.DayUsage, scorerID string) cost {
 	c.reserveTokens, c.reserveNano = c.avgTokens, c.avgNano
 	remT, remU, hasT, hasU := remaining(b, u, scorerID)
 	if c.avgTokens == 0 && hasT {
-		c.reserveTokens = max(remT, 1)
+		c.reserveTokens, c.held = remT, remT <= 0
 	}
 	if c.avgNano == 0 && hasU {
-		c.reserveNano = max(remU, 1)
+		c.reserveNano, c.held = remU, c.held || remU <= 0
 	}
 	return c
 }

@@ -200,8 +200,8 @@ func deliverRounds(t *testing.T, evs []*Evaluator, msgs []queue.Message) {
 }
 
 // TestBudgetStopsJudgments: four racing evaluators under a 100-token budget with 12-token
-// judgments stop within one call's estimate of it, leak no reservation, mark the rest
-// skipped for budget; an evaluate job then scores those, each trace counted once.
+// judgments stop within it, leak no reservation, mark the rest skipped for budget; an
+// evaluate job then scores those, each trace counted once.
 func TestBudgetStopsJudgments(t *testing.T) {
 	ctx := context.Background()
 	tbl := embeddedTable(t)
@@ -219,10 +219,13 @@ func TestBudgetStopsJudgments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const perCall = 12
+	// Spent + reserved never exceeds the budget, so the overshoot is the calls in flight's
+	// cost beyond their estimates (at most one call, in general). Here there is none: the
+	// first call reserves the whole budget and every later one today's average, which is
+	// exactly a call's cost. A call run on a reservation below its cost shows above 100.
 	spent, judged := u.Tokens(""), u.Judgments("")
-	if spent > 100+perCall || judged < 1 {
-		t.Errorf("%d tokens in %d judgments; want at least one and at most 100 + one call (%d)", spent, judged, perCall)
+	if spent > 100 || judged < 1 {
+		t.Errorf("%d tokens in %d judgments; want at least one and at most the budget, 100 (every estimate is a call's cost)", spent, judged)
 	}
 	t.Logf("spent %d tokens in %d judgments", spent, judged)
 	if bt, _ := u.Committed(""); bt != spent {

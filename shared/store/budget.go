@@ -174,8 +174,17 @@ func ReserveOps(runID, scorerID string, b JudgeBudget, r Reservation) []Op {
 		Set: map[string]any{AttrEntity: "judge_usage", "run_id": runID}, Add: add, Conds: conds})}
 }
 
-// ReleaseOps give a reservation back: the reservation's deletion (with conds: Exists() when
-// alone, so that it is released once) and its counters'.
+// Same are the conditions that the reservation under r's key is equal to r: of its day, of
+// its estimate. Releasing such a one gives its counters back exactly what it added, whoever
+// reserved it; releasing another (reserved again under the key, at another estimate, after r
+// was deleted) would not.
+func (r Reservation) Same() []Cond {
+	return []Cond{Equals("day", r.Day.UTC().Format("2006-01-02")), Equals("t", r.Tokens), Equals("u", r.NanoUSD)}
+}
+
+// ReleaseOps give a reservation back: the reservation's deletion (with conds: r.Same() when
+// alone, so that it is released once, and only its own estimate is given back) and its
+// counters'.
 func ReleaseOps(runID, scorerID string, r Reservation, conds ...Cond) []Op {
 	return []Op{DeleteOp(r.Key, conds...), UpdateOp(Update{Key: UsageKey(runID, r.Day),
 		Add: map[string]int64{"bt": -r.Tokens, "bu": -r.NanoUSD, scope("bt", scorerID): -r.Tokens, scope("bu", scorerID): -r.NanoUSD}})}
