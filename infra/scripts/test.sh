@@ -105,7 +105,7 @@ step bench go test -count=1 -run '^$' -bench BenchmarkEvents -benchtime 1x ./inf
 fuzz_targets() {
 	local t out
 	for t in validate:FuzzParseJSON validate:FuzzDecodeBody validate:FuzzPage validate:FuzzStorableNumber httpapi:FuzzDecodeBody \
-		traces:FuzzReadSearch datasets:FuzzContentPage egress:FuzzEndpointCheck schedule:FuzzParse; do
+		traces:FuzzReadSearch datasets:FuzzContentPage egress:FuzzEndpointCheck schedule:FuzzParse store:FuzzUnquote; do
 		out=$(go test -run '^$' -fuzz "^${t#*:}\$" -fuzztime "${FUZZTIME:-10000x}" "./shared/${t%%:*}" 2>&1) ||
 			{ printf '%s\n' "$out" >&2; echo "test.sh: fuzz target $t failed" >&2; return 1; }
 	done

@@ -3,6 +3,8 @@ package store
 import (
 	"encoding/json"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // decodeRecordContent reads a record's content attribute (the JSON object json.Marshal wrote
@@ -129,10 +131,107 @@ func rawText(v string) string {
 	case len(v) >= 2 && v[0] == '"' && !strings.ContainsRune(v, '\\'):
 		return v[1 : len(v)-1]
 	case v[0] == '"':
+		if s, ok := unquote(v); ok {
+			return s
+		}
 		var s string
 		if json.Unmarshal([]byte(v), &s) == nil {
 			return s
 		}
 	}
 	return v
+}
+
+// unquote is the text of the JSON string q (quotes included) as encoding/json reads it,
+// without its reflection: escapes decoded, a lone or reversed surrogate and invalid UTF-8
+// each read as U+FFFD. ok is false for what is not a JSON string (the caller then asks
+// encoding/json). Prompts are full of quotes and newlines: their escapes were a tenth of a
+// filtered scan.
+func unquote(q string) (string, bool) {
+	if len(q) < 2 || q[0] != '"' || q[len(q)-1] != '"' {
+		return "", false
+	}
+	s := q[1 : len(q)-1]
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '\\':
+			if i+1 >= len(s) {
+				return "", false
+			}
+			switch e := s[i+1]; e {
+			case '"', '\\', '/':
+				b = append(b, e)
+			case 'b':
+				b = append(b, '\b')
+			case 'f':
+				b = append(b, '\f')
+			case 'n':
+				b = append(b, '\n')
+			case 'r':
+				b = append(b, '\r')
+			case 't':
+				b = append(b, '\t')
+			case 'u':
+				r, ok := hex4(s, i+2)
+				if !ok {
+					return "", false
+				}
+				i += 6
+				if utf16.IsSurrogate(r) {
+					r2, ok := rune(-1), false
+					if i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
+						r2, ok = hex4(s, i+2)
+					}
+					if dec := utf16.DecodeRune(r, r2); ok && dec != utf8.RuneError {
+						b, i = utf8.AppendRune(b, dec), i+6
+						continue
+					}
+					r = utf8.RuneError
+				}
+				b = utf8.AppendRune(b, r)
+				continue
+			default:
+				return "", false
+			}
+			i += 2
+		case c == '"' || c < 0x20:
+			return "", false
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			i++
+		default:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				b = utf8.AppendRune(b, utf8.RuneError)
+			} else {
+				b = append(b, s[i:i+size]...)
+			}
+			i += size
+		}
+	}
+	return string(b), true
+}
+
+// hex4 reads the four hex digits at s[i:].
+func hex4(s string, i int) (rune, bool) {
+	if i+4 > len(s) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range []byte(s[i : i+4]) {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -101,4 +102,24 @@ func TestContentText(t *testing.T) {
 			t.Errorf("Content(%s).Text() = %q, want %q", tc.c, got, tc.want)
 		}
 	}
+}
+
+// unquote reads a JSON string as encoding/json does, and refuses what encoding/json refuses.
+func FuzzUnquote(f *testing.F) {
+	for _, s := range []string{`"plain"`, `"say \"hi\"\n\t\\ \/ \b\f\r"`, `"caf\u00e9 \ud83d\ude00"`, `"lone \ud83d x"`,
+		`"reversed \ude00\ud83d"`, `"pair split \ud83d\u0041"`, "\"bad \xff utf8\"", `"ctl ` + "\x01" + `"`, `"bad \x"`, `"\u12"`,
+		`"ends \\"`, `"\"`, `""`, `"é ✓ 😀"`, `"\uD83D\uDE00 upper"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		got, ok := unquote(q)
+		var want string
+		err := json.Unmarshal([]byte(q), &want)
+		if ok && (err != nil || got != want) {
+			t.Fatalf("unquote(%q) = %q; encoding/json: %q, %v", q, got, want, err)
+		}
+		if !ok && err == nil && strings.TrimSpace(q) == q { // encoding/json takes white space around
+			t.Fatalf("unquote(%q) refused what encoding/json reads as %q", q, want)
+		}
+	})
 }
