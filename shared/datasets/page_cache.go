@@ -4,8 +4,8 @@ import (
 	"context"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/evalobs/evalapi/shared/bounded"
 	"github.com/evalobs/evalapi/shared/store"
 )
 
@@ -18,11 +18,7 @@ import (
 // (encoding was over half of a 100-row page's). A full cache starts over, as the segment
 // cache does; a nil *PageCache caches nothing.
 type PageCache struct {
-	max int // bytes; 0 caches nothing
-
-	mu   sync.Mutex
-	size int
-	m    map[string]*pageTemplate
+	c *bounded.Cache[*pageTemplate]
 }
 
 // DefaultPageCacheBytes bounds a function instance's page cache.
@@ -33,7 +29,9 @@ const DefaultPageCacheBytes = 16 << 20
 const maxCachedPage = 1 << 20
 
 // NewPageCache returns an empty cache of at most maxBytes of encoded rows.
-func NewPageCache(maxBytes int) *PageCache { return &PageCache{max: maxBytes} }
+func NewPageCache(maxBytes int) *PageCache {
+	return &PageCache{c: bounded.New[*pageTemplate](maxBytes)}
+}
 
 // pageTemplate is a page's rows as encoded, without the authors' JSON: the JSON of user
 // users[authors[i]] goes at rows[at[i]].
@@ -84,9 +82,8 @@ func (c *PageCache) get(key string) *pageTemplate {
 	if c == nil {
 		return nil
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.m[key]
+	t, _ := c.c.Get(key)
+	return t
 }
 
 func (c *PageCache) put(key string, t *pageTemplate) {
@@ -97,19 +94,7 @@ func (c *PageCache) put(key string, t *pageTemplate) {
 	for _, id := range t.users {
 		size += len(id)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if size > c.max {
-		return
-	}
-	if _, ok := c.m[key]; ok {
-		return
-	}
-	if c.m == nil || c.size+size > c.max {
-		c.m, c.size = map[string]*pageTemplate{}, 0
-	}
-	c.m[key] = t
-	c.size += size
+	c.c.Put(key, t, size)
 }
 
 // template is the page's rows without their authors, for the cache; nil when the page is

@@ -3,7 +3,8 @@ package store
 import (
 	"context"
 	"iter"
-	"sync"
+
+	"github.com/evalobs/evalapi/shared/bounded"
 )
 
 // Segments are never rewritten (datasets.go: an edit writes new segments under new ids), so
@@ -27,48 +28,24 @@ const DefaultSegmentCacheBytes = 32 << 20
 // as the credential caches do: simpler than an LRU, and a miss costs one read. Safe for
 // concurrent use; a nil *SegmentCache caches nothing.
 type SegmentCache struct {
-	max int // bytes; 0 caches nothing
-
-	mu   sync.Mutex
-	size int
-	m    map[string]cachedSegment
-}
-
-type cachedSegment struct {
-	rows []DatasetRow // read only: shared by every reader
-	size int
+	c *bounded.Cache[[]DatasetRow] // rows read only: shared by every reader
 }
 
 func segmentCacheKey(datasetID, seg string) string { return datasetID + "/" + seg }
 
 // NewSegmentCache returns an empty cache of at most maxBytes of rows.
-func NewSegmentCache(maxBytes int) *SegmentCache { return &SegmentCache{max: maxBytes} }
-
-func (c *SegmentCache) get(key string) ([]DatasetRow, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s, ok := c.m[key]
-	return s.rows, ok
+func NewSegmentCache(maxBytes int) *SegmentCache {
+	return &SegmentCache{c: bounded.New[[]DatasetRow](maxBytes)}
 }
+
+func (c *SegmentCache) get(key string) ([]DatasetRow, bool) { return c.c.Get(key) }
 
 func (c *SegmentCache) put(key string, rows []DatasetRow) {
 	size := 0
 	for _, r := range rows {
 		size += DatasetRowSize(r.Values) + segmentRowOverhead
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if size > c.max {
-		return
-	}
-	if _, ok := c.m[key]; ok {
-		return
-	}
-	if c.m == nil || c.size+size > c.max {
-		c.m, c.size = map[string]cachedSegment{}, 0
-	}
-	c.m[key] = cachedSegment{rows: rows, size: size}
-	c.size += size
+	c.c.Put(key, rows, size)
 }
 
 // ContentRows is store.ContentRows through the cache.
