@@ -2,7 +2,6 @@ package store
 
 import (
 	"encoding/json"
-	"strings"
 )
 
 // Content is a content field of a logged record (input, output, redacted forms, tools,
@@ -41,18 +40,4 @@ func (c Content) Text() string {
 		return ""
 	}
 	return rawText(string(c))
-}
-
-// MayContain is a quick test on the raw bytes before decoding: false only when the text
-// surely does not contain sub (case-insensitively when ci). A JSON string's escapes can hide
-// a match from a raw search, so an escaped value is always a maybe.
-func (c Content) MayContain(sub string, ci bool) bool {
-	raw := string(c)
-	if strings.Contains(raw, `\`) {
-		return true
-	}
-	if ci {
-		return strings.Contains(strings.ToLower(raw), strings.ToLower(sub))
-	}
-	return strings.Contains(raw, sub)
 }

@@ -161,8 +161,11 @@ func scanOptions(filters []*filter, groupBy string) store.ScanOptions {
 	o.Content = contentColumns[groupBy]
 	var onContent []*filter
 	for _, f := range filters {
-		if contentColumns[f.column] {
-			o.Content = true
+		if !contentColumns[f.column] {
+			continue
+		}
+		o.Content = true
+		if f.kind == "text" { // the catalog's kind of input and output; rawContentFields has no other
 			onContent = append(onContent, f)
 		}
 	}
