@@ -3,7 +3,6 @@ package datasets
 import (
 	"context"
 	"strconv"
-	"strings"
 
 	"github.com/evalobs/evalapi/shared/bounded"
 	"github.com/evalobs/evalapi/shared/store"
@@ -44,38 +43,41 @@ type pageTemplate struct {
 }
 
 // pageKey names what a page of st from start (limit rows) is made of: the columns, and the
-// manifest entries it spans with the index of the first one's first row.
+// manifest entries it spans with the index of the first one's first row. Each field is
+// written with its length, so that no column name can pass for another key's fields.
 func pageKey(st store.ContentState, start, limit int) string {
-	var b strings.Builder
-	b.WriteString(st.DatasetID)
-	for _, c := range st.Columns {
-		b.WriteByte(0)
-		b.WriteString(c.Name)
-		b.WriteByte(1)
-		b.WriteString(strconv.FormatInt(c.Slot, 10))
+	b := make([]byte, 0, 256)
+	str := func(s string) {
+		b = strconv.AppendInt(b, int64(len(s)), 10)
+		b = append(b, ':')
+		b = append(b, s...)
 	}
-	b.WriteByte(2)
-	b.WriteString(strconv.Itoa(start))
-	b.WriteByte(3)
-	b.WriteString(strconv.Itoa(limit))
+	num := func(n int64) {
+		b = strconv.AppendInt(b, n, 10)
+		b = append(b, ';')
+	}
+	str(st.DatasetID)
+	num(int64(len(st.Columns)))
+	for _, c := range st.Columns {
+		str(c.Name)
+		num(c.Slot)
+	}
+	num(int64(start))
+	num(int64(limit))
 	at, end := int64(0), int64(start)+int64(limit)
 	for _, e := range st.Manifest {
 		if at+e.N > int64(start) && at < end {
-			b.WriteByte(4)
-			b.WriteString(strconv.FormatInt(at, 10))
-			b.WriteByte(5)
-			b.WriteString(e.Slot)
-			b.WriteByte(6)
-			b.WriteString(e.Seg)
-			b.WriteByte(7)
-			b.WriteString(strconv.FormatInt(e.N, 10))
+			num(at)
+			str(e.Slot)
+			str(e.Seg)
+			num(e.N)
 		}
 		at += e.N
 		if at >= end {
 			break
 		}
 	}
-	return b.String()
+	return string(b)
 }
 
 func (c *PageCache) get(key string) *pageTemplate {

@@ -70,3 +70,43 @@ func TestPageTemplateFill(t *testing.T) {
 		t.Fatalf("a lone row was refused: %v %v", ok, err)
 	}
 }
+
+// A page's key changes with everything its rows are made of, and only with that.
+func TestPageKey(t *testing.T) {
+	st := func(names ...string) store.ContentState {
+		s := store.ContentState{DatasetID: "d", Version: 3,
+			Manifest: []store.SegmentRef{{Slot: "s1", Seg: "g1", N: 10}, {Slot: "s2", Seg: "g2", N: 10}, {Slot: "s3", Seg: "g3", N: 10}}}
+		for i, n := range names {
+			s.Columns = append(s.Columns, store.DatasetColumn{Name: n, Slot: int64(i)})
+		}
+		return s
+	}
+	base := pageKey(st("q", "a"), 5, 10)
+	same := st("q", "a")
+	same.Version = 4 // a version whose rows are the same segments: the same page
+	if pageKey(same, 5, 10) != base {
+		t.Error("the key changed with nothing the page is made of")
+	}
+	changed := map[string]string{
+		"column renamed":     pageKey(st("q", "b"), 5, 10),
+		"columns merged":     pageKey(st("q"+string(rune(1))+"a"), 5, 10),
+		"start":              pageKey(st("q", "a"), 6, 10),
+		"limit":              pageKey(st("q", "a"), 5, 11),
+		"dataset":            func() string { s := st("q", "a"); s.DatasetID = "e"; return pageKey(s, 5, 10) }(),
+		"slot of a column":   func() string { s := st("q", "a"); s.Columns[1].Slot = 7; return pageKey(s, 5, 10) }(),
+		"spanned segment":    func() string { s := st("q", "a"); s.Manifest[1].Seg = "g9"; return pageKey(s, 5, 10) }(),
+		"rows before it":     func() string { s := st("q", "a"); s.Manifest[0].N = 9; return pageKey(s, 5, 10) }(),
+		"segment after page": func() string { s := st("q", "a"); s.Manifest[2].Seg = "g9"; return pageKey(s, 5, 10) }(),
+	}
+	for what, k := range changed {
+		if what == "segment after page" {
+			if k != base {
+				t.Errorf("%s: the key changed with a segment the page does not span", what)
+			}
+			continue
+		}
+		if k == base {
+			t.Errorf("%s: the key did not change", what)
+		}
+	}
+}
