@@ -1,7 +1,6 @@
 package store
 
 import (
-	"encoding/json"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -131,11 +130,9 @@ func rawText(v string) string {
 	case len(v) >= 2 && v[0] == '"' && !strings.ContainsRune(v, '\\'):
 		return v[1 : len(v)-1]
 	case v[0] == '"':
+		// unquote refuses only what encoding/json refuses (FuzzUnquote): such text is shown
+		// as it is, as Content.Text always did.
 		if s, ok := unquote(v); ok {
-			return s
-		}
-		var s string
-		if json.Unmarshal([]byte(v), &s) == nil {
 			return s
 		}
 	}
@@ -144,8 +141,7 @@ func rawText(v string) string {
 
 // unquote is the text of the JSON string q (quotes included) as encoding/json reads it,
 // without its reflection: escapes decoded, a lone or reversed surrogate and invalid UTF-8
-// each read as U+FFFD. ok is false for what is not a JSON string (the caller then asks
-// encoding/json). Prompts are full of quotes and newlines: their escapes were a tenth of a
+// each read as U+FFFD. ok is false for what is not a JSON string. Prompts are full of quotes and newlines: their escapes were a tenth of a
 // filtered scan.
 func unquote(q string) (string, bool) {
 	if len(q) < 2 || q[0] != '"' || q[len(q)-1] != '"' {

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
 	"time"
@@ -295,8 +294,8 @@ func (l *lexer) escaped(quote int) string {
 		l.fail()
 		return ""
 	}
-	var s string
-	if err := json.Unmarshal([]byte(l.s[quote:j+1]), &s); err != nil {
+	s, ok := unquote(l.s[quote : j+1])
+	if !ok {
 		l.fail()
 		return ""
 	}
