@@ -14,8 +14,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/evalobs/evalapi/shared/records"
 	"github.com/evalobs/evalapi/shared/store"
-	"github.com/evalobs/evalapi/shared/traces"
 )
 
 // Options shape the data set.
@@ -83,7 +83,7 @@ func Load(ctx context.Context, t store.Table, orgID, userID string, opts Options
 	bar := progress{w: opts.Progress, total: opts.Traces}
 	for done := 0; done < opts.Traces; {
 		n := min(batch, opts.Traces-done)
-		written, err := traces.Ingest(ctx, t, run, gen.next(done, n), now)
+		written, err := records.Ingest(ctx, t, run, gen.next(done, n), now)
 		if err != nil {
 			bar.finish()
 			return res, fmt.Errorf("demo: traces %d to %d: %w", done, done+n, err)

@@ -10,8 +10,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/evalobs/evalapi/shared/exprun"
+	"github.com/evalobs/evalapi/shared/records"
 	"github.com/evalobs/evalapi/shared/store"
-	"github.com/evalobs/evalapi/shared/traces"
 )
 
 // The demo's experiment pair: a dataset of capital-city questions, a prompt template with two
@@ -66,7 +66,7 @@ func LoadExperiments(ctx context.Context, t store.Table, orgID, userID, projectI
 	q := &heldQueue{}
 	svc := &exprun.Service{Table: t, Queue: q}
 	w := &exprun.Worker{Table: t, Model: demoModel{}, Scoring: demoScoring{t: t, scorers: scorers},
-		Prices: demoPrices{}, Traces: traces.RunnerTraces{Table: t}}
+		Prices: demoPrices{}, Traces: records.RunnerTraces{Table: t}}
 	for i, run := range []struct {
 		name, model string
 		version     int64
@@ -163,7 +163,7 @@ func (s demoScoring) Score(ctx context.Context, req exprun.ScoreRequest) error {
 			correct = 1
 		}
 		m := map[string]store.MetricValue{*s.scorers[0].Name: {Number: &correct}, *s.scorers[1].Name: {Number: &concise}}
-		if err := traces.SetTraceMetrics(ctx, s.t, req.RunID, id, m, time.Now().UTC()); err != nil {
+		if err := records.SetTraceMetrics(ctx, s.t, req.RunID, id, m, time.Now().UTC()); err != nil {
 			return err
 		}
 	}

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/evalobs/evalapi/shared/queue"
+	"github.com/evalobs/evalapi/shared/records"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/stream"
-	"github.com/evalobs/evalapi/shared/traces"
 )
 
 // DefaultQuietPeriod is how long after its last write a trace the client never marks
@@ -190,8 +190,8 @@ func (d *Dispatcher) dispatch(ctx context.Context, r stream.Record, runs map[str
 	if len(plan.Marks) == 0 {
 		return nil
 	}
-	if _, err := traces.WriteScore(ctx, d.table, traces.ScoreWrite{Key: r.New.Key(), Values: plan.Marks, Now: d.now()}); err != nil {
-		if errors.Is(err, traces.ErrScoreRecordGone) {
+	if _, err := records.WriteScore(ctx, d.table, records.ScoreWrite{Key: r.New.Key(), Values: plan.Marks, Now: d.now()}); err != nil {
+		if errors.Is(err, records.ErrScoreRecordGone) {
 			return nil
 		}
 		return fmt.Errorf("dispatch: mark trace %s: %w", tr.ID, err)

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/evalobs/evalapi/shared/records"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/stream"
-	"github.com/evalobs/evalapi/shared/traces"
 )
 
 // Spans are judged by the span-level scorers of the settings (those whose
@@ -42,8 +42,8 @@ func (d *Dispatcher) dispatchSpan(ctx context.Context, r stream.Record, runs map
 	if len(plan.Marks) == 0 {
 		return nil
 	}
-	if _, err := traces.WriteSpanScore(ctx, d.table, traces.ScoreWrite{Key: r.New.Key(), Values: plan.Marks, Now: d.now()}); err != nil {
-		if errors.Is(err, traces.ErrScoreRecordGone) {
+	if _, err := records.WriteSpanScore(ctx, d.table, records.ScoreWrite{Key: r.New.Key(), Values: plan.Marks, Now: d.now()}); err != nil {
+		if errors.Is(err, records.ErrScoreRecordGone) {
 			return nil
 		}
 		return fmt.Errorf("dispatch: mark span %s: %w", sp.ID, err)

@@ -11,14 +11,14 @@ import (
 
 	"github.com/evalobs/evalapi/shared/payload"
 	"github.com/evalobs/evalapi/shared/queue"
+	"github.com/evalobs/evalapi/shared/records"
 	"github.com/evalobs/evalapi/shared/store"
-	"github.com/evalobs/evalapi/shared/traces"
 )
 
 // Evaluator consumes the queue: per message it loads the record (payload pointers
 // resolved), asks the Judge, and writes the value or the error on the record together with
 // its roll-ups and the (record, scorer version) claim in one transaction
-// (traces.WriteScore), so that each is counted exactly once.
+// (records.WriteScore), so that each is counted exactly once.
 type Evaluator struct {
 	table           store.Table
 	payloads        payload.Store
@@ -171,7 +171,7 @@ func (e *Evaluator) judgeAndWrite(ctx context.Context, qm queue.Message, m Messa
 	}
 	claim := store.ScoreClaimKey(m.RunID, m.RecordID, m.ScorerID, l.version)
 	now := e.now()
-	w := traces.ScoreWrite{Key: l.traceIt.Key(), Values: map[string]store.MetricValue{sc.MetricKey(): metricValue(v)},
+	w := records.ScoreWrite{Key: l.traceIt.Key(), Values: map[string]store.MetricValue{sc.MetricKey(): metricValue(v)},
 		Claim: &claim, Now: now, Read: l.traceIt}
 	switch {
 	case v.Usage != (Usage{}) || v.CostUSD != nil:
@@ -181,12 +181,12 @@ func (e *Evaluator) judgeAndWrite(ctx context.Context, qm queue.Message, m Messa
 	}
 	// A reservation stays held when the write fails (the redelivery reuses it), and is
 	// released when this delivery will not write the judgment.
-	write := traces.WriteScore
+	write := records.WriteScore
 	if m.Kind == KindSpan {
-		write = traces.WriteSpanScore
+		write = records.WriteSpanScore
 	}
 	wrote, err := write(ctx, e.table, w)
-	if errors.Is(err, traces.ErrScoreRecordGone) {
+	if errors.Is(err, records.ErrScoreRecordGone) {
 		e.release(ctx, m, rsv)
 		return nil
 	}
@@ -201,19 +201,19 @@ func (e *Evaluator) judgeAndWrite(ctx context.Context, qm queue.Message, m Messa
 	}
 	// The trace's roll-up is recomputed whether this delivery wrote the span's value or
 	// found it written (a retry after the roll-up failed).
-	return traces.RollUpSpanScores(ctx, e.table, m.RunID, m.TraceID, sc.MetricKey(), rollUpStrategy(sc))
+	return records.RollUpSpanScores(ctx, e.table, m.RunID, m.TraceID, sc.MetricKey(), rollUpStrategy(sc))
 }
 
 // rollUpStrategy is the setting's roll_up_strategy, avg when unset; none when the scorer
 // also scores traces (the trace's own value is not overwritten by its spans').
 func rollUpStrategy(sc store.ScorerConfig) string {
 	if slices.Contains(sc.ScoreableNodeTypes, "trace") {
-		return traces.RollUpNone
+		return records.RollUpNone
 	}
 	if sc.RollUpStrategy != nil && *sc.RollUpStrategy != "" {
 		return *sc.RollUpStrategy
 	}
-	return traces.RollUpAvg
+	return records.RollUpAvg
 }
 
 // load reads the trace, the run and the claim at once (and the scorer's latest version when

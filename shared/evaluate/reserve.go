@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/evalobs/evalapi/shared/records"
 	"github.com/evalobs/evalapi/shared/store"
-	"github.com/evalobs/evalapi/shared/traces"
 )
 
 // Reservations (docs/EVALUATION-PIPELINE.md "Budgets"): before asking the judge, a message of
@@ -166,15 +166,15 @@ func spent(b store.JudgeBudget, u store.DayUsage, scorerID string, c cost) bool 
 // skipForBudget marks the record's metric skipped for the budget (no claim: an evaluate job
 // may judge it later).
 func (e *Evaluator) skipForBudget(ctx context.Context, m Message, l *loaded, sc store.ScorerConfig) error {
-	w := traces.ScoreWrite{Key: l.traceIt.Key(), Now: e.now(), Values: map[string]store.MetricValue{sc.MetricKey(): {
+	w := records.ScoreWrite{Key: l.traceIt.Key(), Now: e.now(), Values: map[string]store.MetricValue{sc.MetricKey(): {
 		State: store.MetricSkipped, Reason: store.SkipBudget, Explanation: "not judged: daily judge budget spent"}}}
 	var err error
 	if m.Kind == KindSpan {
-		_, err = traces.WriteSpanScore(ctx, e.table, w)
+		_, err = records.WriteSpanScore(ctx, e.table, w)
 	} else {
-		_, err = traces.WriteScore(ctx, e.table, w)
+		_, err = records.WriteScore(ctx, e.table, w)
 	}
-	if err != nil && !errors.Is(err, traces.ErrScoreRecordGone) {
+	if err != nil && !errors.Is(err, records.ErrScoreRecordGone) {
 		return fmt.Errorf("evaluate: mark budget skip: %w", err)
 	}
 	return nil

@@ -14,8 +14,8 @@ import (
 
 	"github.com/evalobs/evalapi/shared/auth/authtest"
 	"github.com/evalobs/evalapi/shared/exprun"
+	"github.com/evalobs/evalapi/shared/records"
 	"github.com/evalobs/evalapi/shared/store"
-	"github.com/evalobs/evalapi/shared/traces"
 )
 
 // memQueue keeps sent chunk messages until a test drains them through a worker.
@@ -74,7 +74,7 @@ func (s hashScoring) Score(ctx context.Context, req exprun.ScoreRequest) error {
 			v := float64(h.Sum32()%100) / 100
 			m[s.names[sid]] = store.MetricValue{Number: &v}
 		}
-		if err := traces.SetTraceMetrics(ctx, s.tbl, req.RunID, id, m, testNow); err != nil {
+		if err := records.SetTraceMetrics(ctx, s.tbl, req.RunID, id, m, testNow); err != nil {
 			return err
 		}
 	}
@@ -160,7 +160,7 @@ func TestRunThroughTheRoutes(t *testing.T) {
 		t.Fatalf("triggered experiments: %v\n%v", a, b)
 	}
 	h.queue.drain(t, &exprun.Worker{Table: h.tbl, Model: echoModel{}, Scoring: hashScoring{tbl: h.tbl, names: names},
-		Traces: traces.RunnerTraces{Table: h.tbl}})
+		Traces: records.RunnerTraces{Table: h.tbl}})
 
 	jobPath := func(e map[string]any) string {
 		return experimentsPath(pid) + "/" + e["id"].(string) + "/jobs/" + e["job_id"].(string)

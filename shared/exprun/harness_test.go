@@ -16,8 +16,8 @@ import (
 
 	"github.com/evalobs/evalapi/infra/testenv"
 	"github.com/evalobs/evalapi/shared/exprun"
+	"github.com/evalobs/evalapi/shared/records"
 	"github.com/evalobs/evalapi/shared/store"
-	"github.com/evalobs/evalapi/shared/traces"
 )
 
 var t0 = time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)
@@ -93,7 +93,7 @@ func (s *fakeScoring) Score(ctx context.Context, req exprun.ScoreRequest) error 
 			v := scoreOf(s.names[sid], it)
 			m[s.names[sid]] = store.MetricValue{Number: &v}
 		}
-		if err := traces.SetTraceMetrics(ctx, s.tbl, req.RunID, id, m, t0); err != nil {
+		if err := records.SetTraceMetrics(ctx, s.tbl, req.RunID, id, m, t0); err != nil {
 			return err
 		}
 	}
@@ -238,7 +238,7 @@ func (f *fixture) worker(m exprun.Model, tbl store.Table, tr exprun.Traces) *exp
 		tbl = f.tbl
 	}
 	if tr == nil {
-		tr = traces.RunnerTraces{Table: tbl}
+		tr = records.RunnerTraces{Table: tbl}
 	}
 	return &exprun.Worker{Table: tbl, Model: m, Scoring: f.scoring, Traces: tr, RowParallelism: 8,
 		Prices: prices{"gpt-test": {1, 2}}}

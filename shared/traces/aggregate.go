@@ -7,16 +7,13 @@ import (
 
 	"github.com/evalobs/evalapi/shared/columns"
 	"github.com/evalobs/evalapi/shared/fixed"
+	"github.com/evalobs/evalapi/shared/records"
 	"github.com/evalobs/evalapi/shared/store"
 )
 
-// System metrics every search reports, with their roll-up methods.
-const (
-	metricCount       = "count"
-	metricLatency     = "latency_ms"
-	metricTotalTokens = "total_tokens"
-	metricTotalCost   = "total_cost"
-)
+// metricCount is the system metric every search reports besides the write model's
+// (records.MetricLatency, MetricTotalTokens, MetricTotalCost).
+const metricCount = "count"
 
 // metricSpec is one metric a search reports and how it rolls up.
 type metricSpec struct {
@@ -27,8 +24,8 @@ type metricSpec struct {
 // metricsFor lists the metrics a search over run reports: the system metrics, then one per
 // scorer of the run's settings by its roll-up method (as the column catalog states it).
 func metricsFor(run store.Run) []metricSpec {
-	out := []metricSpec{{metricLatency, "average"}, {metricTotalTokens, "sum"}, {metricTotalCost, "sum"}}
-	seen := map[string]bool{metricCount: true, metricLatency: true, metricTotalTokens: true, metricTotalCost: true}
+	out := []metricSpec{{records.MetricLatency, "average"}, {records.MetricTotalTokens, "sum"}, {records.MetricTotalCost, "sum"}}
+	seen := map[string]bool{metricCount: true, records.MetricLatency: true, records.MetricTotalTokens: true, records.MetricTotalCost: true}
 	for _, cfg := range run.Scorers {
 		col := columns.Metric(cfg)
 		name := cfg.MetricKey()
@@ -213,15 +210,15 @@ func (a *aggregator) addTrace(g string, tr *store.Trace) {
 		c.count++
 		for i, m := range a.metrics {
 			switch m.name {
-			case metricLatency:
+			case records.MetricLatency:
 				if tr.LatencyMs != nil {
 					c.stats[i].observe(*tr.LatencyMs)
 				}
-			case metricTotalTokens:
+			case records.MetricTotalTokens:
 				if tr.TotalTokens != nil {
 					c.stats[i].observe(float64(*tr.TotalTokens))
 				}
-			case metricTotalCost:
+			case records.MetricTotalCost:
 				if tr.TotalCost != nil {
 					c.stats[i].observe(*tr.TotalCost)
 				}

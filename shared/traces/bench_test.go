@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/evalobs/evalapi/infra/testenv"
+	"github.com/evalobs/evalapi/shared/columns"
+	"github.com/evalobs/evalapi/shared/records"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/store/storecount"
 )
@@ -45,7 +47,7 @@ func BenchmarkScanAggregation(b *testing.B) {
 		items[i], _ = store.TraceItem(tr)
 	}
 	f := &filter{kind: "number", column: "status_code", op: "gte", nums: []float64{0}}
-	col, _ := lookupStandard("model")
+	col, _ := columns.Lookup("model")
 	b.ResetTimer()
 	for range b.N {
 		a := newAggregator(propStart, propStart.Add(3*time.Hour), 5*time.Minute, metricsFor(run))
@@ -58,7 +60,7 @@ func BenchmarkScanAggregation(b *testing.B) {
 			if !f.match(&tr) {
 				continue
 			}
-			buf = groupValues(&tr, col, buf)
+			buf = records.GroupValues(&tr, col, buf)
 			for _, g := range buf {
 				a.addTrace(g, &tr)
 			}
@@ -178,7 +180,7 @@ func BenchmarkIngest1000(b *testing.B) {
 		counted.Reset()
 		actions.n.Store(0)
 		b.StartTimer()
-		if _, err := Ingest(context.Background(), actions, run, trs, propStart); err != nil {
+		if _, err := records.Ingest(context.Background(), actions, run, trs, propStart); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/evalobs/evalapi/infra/testenv"
 	"github.com/evalobs/evalapi/shared/fixed"
+	"github.com/evalobs/evalapi/shared/records"
 	"github.com/evalobs/evalapi/shared/store"
 )
 
@@ -63,10 +64,10 @@ func TestExactSumsAtTheBound(t *testing.T) {
 				s.values[name] = text
 				return f
 			}
-			tr.LatencyMs = ptr(set(metricLatency, boundDecimal(r, false)))
-			tok := set(metricTotalTokens, boundInteger(r))
+			tr.LatencyMs = ptr(set(records.MetricLatency, boundDecimal(r, false)))
+			tok := set(records.MetricTotalTokens, boundInteger(r))
 			tr.TotalTokens = ptr(int64(tok))
-			tr.TotalCost = ptr(set(metricTotalCost, boundDecimal(r, false)))
+			tr.TotalCost = ptr(set(records.MetricTotalCost, boundDecimal(r, false)))
 			for _, name := range []string{"big_avg", "big_sum", "big_min", "big_max"} {
 				tr.Metrics[name] = store.MetricValue{Number: ptr(set(name, boundDecimal(r, true)))}
 			}
@@ -74,13 +75,13 @@ func TestExactSumsAtTheBound(t *testing.T) {
 			traces = append(traces, tr)
 		}
 		for i := 0; i < len(traces); i += 40 {
-			if _, err := Ingest(ctx, tbl, run, traces[i:i+40], propStart); err != nil {
+			if _, err := records.Ingest(ctx, tbl, run, traces[i:i+40], propStart); err != nil {
 				t.Fatal(err)
 			}
 		}
 
 		// The reference: exact rationals per bucket (minute) and over the range.
-		methods := map[string]string{metricLatency: "average", metricTotalTokens: "sum", metricTotalCost: "sum",
+		methods := map[string]string{records.MetricLatency: "average", records.MetricTotalTokens: "sum", records.MetricTotalCost: "sum",
 			"big_avg": "average", "big_sum": "sum", "big_min": "min", "big_max": "max"}
 		want := func(minute int) map[string]float64 {
 			out := map[string]float64{}

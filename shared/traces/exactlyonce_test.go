@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/evalobs/evalapi/infra/testenv"
+	"github.com/evalobs/evalapi/shared/records"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/store/storefault"
 )
@@ -58,7 +59,7 @@ func readState(t *testing.T, tbl store.Table, run store.Run) runState {
 	s.Summary.RunID = ""
 	from, to := propStart, propStart.Add(time.Hour)
 	for _, level := range []store.RollupLevel{store.RollupMinute, store.RollupHour} {
-		for _, col := range append([]string{store.RollupAll}, rollupColumns...) {
+		for _, col := range append([]string{store.RollupAll}, records.RollupColumns...) {
 			err := store.ScanRollups(ctx, tbl, run.ID, level, col, from, to, func(r store.Rollup) error {
 				s.Rollups = append(s.Rollups, r)
 				return nil
@@ -118,7 +119,7 @@ func ingestFaultThenRetry(t *testing.T, tbl store.Table) {
 	traces := eoTraces(11, n)
 	traces = append(traces, traces[3]) // the same trace twice in one request is stored once
 	ingest := func(t store.Table, run store.Run) (int, error) {
-		return Ingest(context.Background(), t, run, append([]store.Trace(nil), traces...), propStart)
+		return records.Ingest(context.Background(), t, run, append([]store.Trace(nil), traces...), propStart)
 	}
 	healthy := eoRun("70000000-0000-4000-8000-000000000000")
 	counted := storefault.New(tbl)
@@ -227,12 +228,12 @@ func TestIngestConcurrentDuplicatesCountOnce(t *testing.T) {
 			mine := append([]store.Trace(nil), all[w*each:(w+1)*each]...)
 			next := (w + 1) % writers
 			mine = append(mine, all[next*each:(next+1)*each]...)
-			wg.Go(func() { wrote[w], errs[w] = Ingest(ctx, tbl, run, mine, propStart) })
+			wg.Go(func() { wrote[w], errs[w] = records.Ingest(ctx, tbl, run, mine, propStart) })
 		}
 		wg.Wait()
 		total := 0
 		for w := range writers {
-			if errs[w] != nil && !errors.Is(errs[w], errBusy) {
+			if errs[w] != nil && !errors.Is(errs[w], records.ErrBusy) {
 				t.Fatalf("writer %d: %v", w, errs[w])
 			}
 			total += wrote[w]
@@ -241,7 +242,7 @@ func TestIngestConcurrentDuplicatesCountOnce(t *testing.T) {
 		for w := range writers {
 			if errs[w] != nil {
 				mine := append(append([]store.Trace(nil), all[w*each:(w+1)*each]...), all[((w+1)%writers)*each:((w+1)%writers+1)*each]...)
-				n, err := Ingest(t.Context(), tbl, run, mine, propStart)
+				n, err := records.Ingest(t.Context(), tbl, run, mine, propStart)
 				if err != nil {
 					t.Fatalf("writer %d retry: %v", w, err)
 				}
@@ -253,7 +254,7 @@ func TestIngestConcurrentDuplicatesCountOnce(t *testing.T) {
 			t.Errorf("answers wrote %d, summary counts %d, %d stored; want %d", total, got.Summary.NumTraces, len(got.Traces), len(all))
 		}
 		ref := eoRun("71000000-0000-4000-8000-000000000001")
-		if _, err := Ingest(t.Context(), tbl, ref, append([]store.Trace(nil), all...), propStart); err != nil {
+		if _, err := records.Ingest(t.Context(), tbl, ref, append([]store.Trace(nil), all...), propStart); err != nil {
 			t.Fatal(err)
 		}
 		want := readState(t, tbl, ref)
@@ -293,7 +294,7 @@ func TestIngestTraceWithMostTags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := Ingest(t.Context(), counted, run, trs, testNow); err != nil || n != 1 {
+	if n, err := records.Ingest(t.Context(), counted, run, trs, testNow); err != nil || n != 1 {
 		t.Fatalf("ingest: %d, %v", n, err)
 	}
 	if ops := opsOf(counted.Calls()); fmt.Sprint(ops) != "[BatchGet Transact]" {

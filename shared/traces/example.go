@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/evalobs/evalapi/shared/records"
 	"github.com/evalobs/evalapi/shared/store"
 )
 
@@ -86,7 +87,7 @@ func SeedExample(ctx context.Context, t store.Table, orgID, userID string, now t
 		return fmt.Errorf("example traces: %w", err)
 	}
 	run := store.Run{ID: ls.ID, ProjectID: p.ID, OrgID: orgID, Name: ls.Name, Kind: store.RunLogStream, MetricSettings: settings}
-	if _, err := Ingest(ctx, t, run, exampleTraces(), now); err != nil {
+	if _, err := records.Ingest(ctx, t, run, exampleTraces(), now); err != nil {
 		return fmt.Errorf("example traces: %w", err)
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/evalobs/evalapi/shared/payload"
+	"github.com/evalobs/evalapi/shared/records"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/traces/otlp"
 )
@@ -44,7 +45,7 @@ func (h *handlers) otelTraceItems(ctx context.Context, run store.Run, ids []stri
 func (h *handlers) otelMerge(ctx context.Context, run store.Run, g *otelTrace, claim, item store.Item) error {
 	for range 8 {
 		err := h.otelMergeOnce(ctx, run, g, claim, item)
-		if !errors.Is(err, errRevised) {
+		if !errors.Is(err, records.ErrRevised) {
 			return err
 		}
 		claim, item = nil, nil // a lost race: read everything again
@@ -151,8 +152,8 @@ func (h *handlers) otelMergeOnce(ctx context.Context, run store.Run, g *otelTrac
 	}
 	now := h.Stamp()
 	after.UpdatedAt = &now
-	return revision{runID: run.ID, before: &before, beforeItem: item, after: &after, now: now,
-		spansChange: after.NumSpans - before.NumSpans}.apply(ctx, h.Table)
+	return records.Revision{RunID: run.ID, Before: &before, BeforeItem: item, After: &after, Now: now,
+		SpansChange: after.NumSpans - before.NumSpans}.Apply(ctx, h.Table)
 }
 
 // otelSession creates the session a placeholder takes with its root (once: a retry finds

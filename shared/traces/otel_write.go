@@ -7,6 +7,7 @@ import (
 	"maps"
 	"time"
 
+	"github.com/evalobs/evalapi/shared/records"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/traces/otlp"
 )
@@ -106,9 +107,9 @@ func (h *handlers) otelWrite(ctx context.Context, run store.Run, groups map[stri
 		if err := h.offloadTraces(ctx, run, fresh); err != nil {
 			return err
 		}
-		n, err := ingestWith(ctx, h.Table, run, fresh, h.Now().UTC(), sessions)
+		n, err := records.IngestWithSessions(ctx, h.Table, run, fresh, h.Now().UTC(), sessions)
 		if err != nil {
-			return err
+			return writeError(err)
 		}
 		if n < len(fresh) { // a concurrent export stored some first: merge into them
 			for _, tr := range fresh {

@@ -9,6 +9,7 @@ import (
 	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/payload"
+	"github.com/evalobs/evalapi/shared/records"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
 )
@@ -171,7 +172,7 @@ func (h *handlers) patchTrace(w http.ResponseWriter, r *http.Request) error {
 		if err := payload.Offload(ctx, h.Payloads, payload.Prefix(after.OrgID, after.RunID, after.ID), &after.RecordContent); err != nil {
 			return err
 		}
-		return revision{runID: before.RunID, before: &before, beforeItem: item, after: &after, now: now}.apply(ctx, h.Table)
+		return records.Revision{RunID: before.RunID, Before: &before, BeforeItem: item, After: &after, Now: now}.Apply(ctx, h.Table)
 	})
 	if err != nil {
 		return err
@@ -194,7 +195,7 @@ func runIDsFor(runID string, ref runRef) runIDs {
 func (h *handlers) retryRevision(ctx context.Context, do func(ctx context.Context) error) error {
 	for range 8 {
 		err := do(ctx)
-		if !errors.Is(err, errRevised) {
+		if !errors.Is(err, records.ErrRevised) {
 			return err
 		}
 	}
@@ -278,7 +279,7 @@ func (h *handlers) patchSpan(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		if err := h.Table.Put(ctx, next, store.Equals("doc", doc)); errors.Is(err, store.ErrConditionFailed) {
-			return errRevised
+			return records.ErrRevised
 		} else if err != nil {
 			return err
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/evalobs/evalapi/infra/testenv"
 	"github.com/evalobs/evalapi/shared/columns"
+	"github.com/evalobs/evalapi/shared/records"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
 )
@@ -164,7 +165,7 @@ func propRun(t testing.TB, tbl store.Table, r *rand.Rand, n int) (store.Run, []s
 	}
 	for i := 0; i < n; i += 100 {
 		batch := slices.Clone(all[i:min(i+100, n)])
-		if _, err := Ingest(ctx, tbl, run, batch, propStart); err != nil {
+		if _, err := records.Ingest(ctx, tbl, run, batch, propStart); err != nil {
 			t.Fatal(err)
 		}
 		copy(all[i:], batch)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/httpapi"
+	"github.com/evalobs/evalapi/shared/records"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
 )
@@ -111,8 +112,8 @@ func (h *handlers) deleteTrace(ctx context.Context, found store.Item) error {
 		if err := store.DecodeTrace(it, &tr); err != nil {
 			return err
 		}
-		rv := revision{runID: tr.RunID, before: &tr, beforeItem: it, now: h.Stamp(), spansChange: -tr.NumSpans}
-		return rv.apply(ctx, h.Table)
+		rv := records.Revision{RunID: tr.RunID, Before: &tr, BeforeItem: it, Now: h.Stamp(), SpansChange: -tr.NumSpans}
+		return rv.Apply(ctx, h.Table)
 	})
 }
 

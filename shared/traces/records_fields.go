@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/evalobs/evalapi/shared/columns"
+	"github.com/evalobs/evalapi/shared/records"
 	"github.com/evalobs/evalapi/shared/store"
 )
 
@@ -15,11 +16,11 @@ import (
 // traceFields are a trace's columns (fields.go).
 type traceFields struct{ tr *store.Trace }
 
-func (t traceFields) text(id string) (string, bool)    { return textField(t.tr, id) }
-func (t traceFields) ident(id string) (string, bool)   { return idField(t.tr, id) }
-func (t traceFields) number(id string) (float64, bool) { return numberField(t.tr, id) }
-func (t traceFields) boolean(id string) (bool, bool)   { return boolField(t.tr, id) }
-func (t traceFields) date(id string) (time.Time, bool) { return dateField(t.tr, id) }
+func (t traceFields) text(id string) (string, bool)    { return records.TextField(t.tr, id) }
+func (t traceFields) ident(id string) (string, bool)   { return records.IDField(t.tr, id) }
+func (t traceFields) number(id string) (float64, bool) { return records.NumberField(t.tr, id) }
+func (t traceFields) boolean(id string) (bool, bool)   { return records.BoolField(t.tr, id) }
+func (t traceFields) date(id string) (time.Time, bool) { return records.DateField(t.tr, id) }
 func (t traceFields) tags() []string                   { return t.tr.Tags }
 
 // spanFields are a span's columns.
@@ -119,26 +120,7 @@ func (s spanFields) number(id string) (float64, bool) {
 			return n, err == nil
 		}
 	}
-	return usageNumber(sp.Usage, id)
-}
-
-// usageNumber reads the usage columns a search may sort on.
-func usageNumber(u store.Usage, id string) (float64, bool) {
-	switch id {
-	case "latency_ms":
-		if u.LatencyMs != nil {
-			return *u.LatencyMs, true
-		}
-	case "total_tokens":
-		if u.TotalTokens != nil {
-			return float64(*u.TotalTokens), true
-		}
-	case "total_cost":
-		if u.TotalCost != nil {
-			return *u.TotalCost, true
-		}
-	}
-	return 0, false
+	return records.UsageNumber(sp.Usage, id)
 }
 
 func (s spanFields) boolean(id string) (bool, bool) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/evalobs/evalapi/infra/testenv"
 	"github.com/evalobs/evalapi/shared/fixed"
+	"github.com/evalobs/evalapi/shared/records"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/store/storecount"
 )
@@ -40,7 +41,7 @@ func bulkRollups(t testing.TB, tbl store.Table, run store.Run, perMinute int64) 
 		lat := 100.0 + float64(m%7)
 		all := store.Rollup{Minute: minute, Group: store.RollupAll, Count: perMinute}
 		lv, _ := fixed.FromFloat(lat)
-		lm := all.Metric(metricLatency)
+		lm := all.Metric(records.MetricLatency)
 		lm.N, lm.Sum, lm.Min, lm.Max = perMinute, mulFixed(lv, perMinute), &lv, &lv
 		items = append(items, store.RollupItem(run.ID, all))
 		for i, model := range models {

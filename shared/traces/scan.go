@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/evalobs/evalapi/shared/columns"
+	"github.com/evalobs/evalapi/shared/records"
 	"github.com/evalobs/evalapi/shared/store"
 )
 
@@ -100,7 +101,7 @@ func scanSlice(ctx context.Context, t store.Table, runID string, q searchRequest
 		}
 		// A trace in no group is left out of a grouped answer, errors included, as the
 		// roll-ups of a group column hold no row for it.
-		buf = groupValues(tr, gcol, buf)
+		buf = records.GroupValues(tr, gcol, buf)
 		if len(buf) > 0 {
 			a.addErrors(tr)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/evalobs/evalapi/shared/columns"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/payload"
+	"github.com/evalobs/evalapi/shared/records"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
 )
@@ -145,11 +146,11 @@ func rollupPlan(q searchRequest) (string, store.RollupLevel, bool) {
 		return "", "", false
 	}
 	col := q.groupBy
-	if col != "" && !isRollupColumn(col) {
+	if col != "" && !records.IsRollupColumn(col) {
 		return "", "", false
 	}
 	for _, f := range q.filters {
-		if f.column == "tags" || !isRollupColumn(f.column) || (col != "" && f.column != col) {
+		if f.column == "tags" || !records.IsRollupColumn(f.column) || (col != "" && f.column != col) {
 			return "", "", false
 		}
 		col = f.column
@@ -172,7 +173,7 @@ func aligned(a, b time.Time, period time.Duration) bool {
 func fromRollups(ctx context.Context, t store.Table, runID string, q searchRequest, level store.RollupLevel, col string, a *aggregator) error {
 	return store.ScanRollups(ctx, t, runID, level, col, q.start, q.end, func(r store.Rollup) error {
 		if len(q.filters) > 0 {
-			tr := withField(col, r.Value)
+			tr := records.WithField(col, r.Value)
 			for _, f := range q.filters {
 				if !f.match(tr) {
 					return nil

@@ -13,6 +13,7 @@ import (
 	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
+	"github.com/evalobs/evalapi/shared/records"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
 )
@@ -138,7 +139,7 @@ func (h *handlers) appendTo(ctx context.Context, c auth.Caller, projectID string
 	// A few spans go in the counting transaction; more are written ahead in idempotent
 	// batches (a retry writes the same items and finds the marker or writes it).
 	var inline []store.Op
-	if len(spans) <= inlineSpans {
+	if len(spans) <= records.InlineSpans {
 		for _, sp := range spans {
 			it, err := store.SpanItem(sp)
 			if err != nil {
@@ -191,9 +192,9 @@ func (h *handlers) appendTo(ctx context.Context, c auth.Caller, projectID string
 				extra = append(extra, *op)
 			}
 		}
-		err := revision{runID: before.RunID, before: &before, beforeItem: item, after: &after, now: now,
-			extraOps: extra, spansChange: int64(len(spans))}.apply(ctx, h.Table)
-		if errors.Is(err, errRevised) {
+		err := records.Revision{RunID: before.RunID, Before: &before, BeforeItem: item, After: &after, Now: now,
+			ExtraOps: extra, SpansChange: int64(len(spans))}.Apply(ctx, h.Table)
+		if errors.Is(err, records.ErrRevised) {
 			// The marker's condition may be what failed: this batch counted by a concurrent
 			// retry of the same request.
 			if _, gerr := h.Table.Get(ctx, marker, true); gerr == nil {

@@ -13,8 +13,8 @@ import (
 	"github.com/evalobs/evalapi/shared/exprun"
 	"github.com/evalobs/evalapi/shared/purge"
 	"github.com/evalobs/evalapi/shared/queue"
+	"github.com/evalobs/evalapi/shared/records"
 	"github.com/evalobs/evalapi/shared/stream"
-	"github.com/evalobs/evalapi/shared/traces"
 )
 
 // Stream is the consumer of the table's stream with every handler the service runs on it:
@@ -42,7 +42,7 @@ func ExperimentRunner(d app.Deps, model exprun.Model, scoring exprun.Scoring, pr
 		model = unwiredModel{}
 	}
 	return &exprun.Worker{Table: d.Table, Model: model, Scoring: scoring, Prices: prices,
-		Traces: traces.RunnerTraces{Table: d.Table, Now: d.Now}, Now: d.Now, Log: d.Log}
+		Traces: records.RunnerTraces{Table: d.Table, Now: d.Now}, Now: d.Now, Log: d.Log}
 }
 
 // unwiredModel stands for the provider client where a host has none.

@@ -1,4 +1,4 @@
-package traces
+package records
 
 import (
 	"context"
@@ -42,25 +42,25 @@ func reviseByID(ctx context.Context, t store.Table, runID, id string, now time.T
 		if err != nil {
 			return fmt.Errorf("revise trace %s: %w", id, err)
 		}
-		rv := revision{runID: runID, before: &before, beforeItem: it, now: now, spansChange: -before.NumSpans}
+		rv := Revision{RunID: runID, Before: &before, BeforeItem: it, Now: now, SpansChange: -before.NumSpans}
 		if change != nil {
 			after := before
 			if !change(&after) {
 				return nil
 			}
 			after.UpdatedAt = &now
-			rv.after, rv.spansChange = &after, 0
+			rv.After, rv.SpansChange = &after, 0
 		}
-		err = rv.apply(ctx, t)
-		if !errors.Is(err, errRevised) {
+		err = rv.Apply(ctx, t)
+		if !errors.Is(err, ErrRevised) {
 			return err
 		}
 	}
-	return fmt.Errorf("revise trace %s: %w", id, errRevised)
+	return fmt.Errorf("revise trace %s: %w", id, ErrRevised)
 }
 
 // DeleteTrace removes trace id of a run with its contributions to the run's counts and
-// roll-ups (the delete route's revision); an absent trace is done.
+// roll-ups (the delete route's Revision); an absent trace is done.
 func DeleteTrace(ctx context.Context, t store.Table, runID, id string, now time.Time) error {
 	return reviseByID(ctx, t, runID, id, now, nil)
 }

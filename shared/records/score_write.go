@@ -1,4 +1,4 @@
-package traces
+package records
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 )
 
 // Writing evaluated metrics (shared/evaluate): a metric's value on a stored trace is a
-// revision of the trace like a PATCH, so the trace's item (on the condition that it is still
+// Revision of the trace like a PATCH, so the trace's item (on the condition that it is still
 // what was read), its roll-ups, the run summary and the catalog's filled columns change in
 // one transaction; a claim of the (record, scorer version) is one more action of it, created
 // only if absent, so the value is counted exactly once whatever is delivered twice.
@@ -92,8 +92,8 @@ func WriteScore(ctx context.Context, t store.Table, w ScoreWrite) (bool, error) 
 			extra = append(extra, store.UpdateOp(store.ColumnsFilledUpdate(before.RunID, filled)))
 		}
 		extra = append(extra, w.Extra...)
-		rv := revision{runID: before.RunID, before: &before, beforeItem: it, after: &after, now: w.Now, extraOps: extra}
-		err = rv.apply(ctx, t)
+		rv := Revision{RunID: before.RunID, Before: &before, BeforeItem: it, After: &after, Now: w.Now, ExtraOps: extra}
+		err = rv.Apply(ctx, t)
 		if err == nil {
 			return true, nil
 		}
@@ -101,11 +101,11 @@ func WriteScore(ctx context.Context, t store.Table, w ScoreWrite) (bool, error) 
 		if w.Claim != nil && errors.As(err, &tx) && len(tx.Reasons) > 1 && tx.Reasons[1] == "ConditionalCheckFailed" {
 			return false, nil // the claim exists: written before
 		}
-		if !errors.Is(err, errRevised) {
+		if !errors.Is(err, ErrRevised) {
 			return false, err
 		}
 	}
-	return false, fmt.Errorf("write score on %v: %w", w.Key, errRevised)
+	return false, fmt.Errorf("write score on %v: %w", w.Key, ErrRevised)
 }
 
 func firstName(values map[string]store.MetricValue) string {

@@ -1,4 +1,4 @@
-package traces
+package records
 
 import (
 	"strconv"
@@ -13,7 +13,7 @@ import (
 // columns; columns that only spans carry (agent_name, tool_call_id, control fields, ...) hold
 // no value on a trace, so filters on them match nothing and group_by on them finds no group.
 
-func textField(tr *store.Trace, id string) (string, bool) {
+func TextField(tr *store.Trace, id string) (string, bool) {
 	opt := func(p *string) (string, bool) {
 		if p == nil {
 			return "", false
@@ -51,7 +51,7 @@ func textField(tr *store.Trace, id string) (string, bool) {
 	return "", false
 }
 
-func idField(tr *store.Trace, id string) (string, bool) {
+func IDField(tr *store.Trace, id string) (string, bool) {
 	switch id {
 	case "id", "trace_id":
 		return tr.ID, true
@@ -67,7 +67,7 @@ func idField(tr *store.Trace, id string) (string, bool) {
 	return "", false
 }
 
-func numberField(tr *store.Trace, id string) (float64, bool) {
+func NumberField(tr *store.Trace, id string) (float64, bool) {
 	if name, ok := strings.CutPrefix(id, columns.MetricPrefix); ok {
 		if v, ok := tr.Metrics[name]; ok && v.Number != nil {
 			return *v.Number, true
@@ -84,10 +84,10 @@ func numberField(tr *store.Trace, id string) (float64, bool) {
 			return *tr.Temperature, true
 		}
 	}
-	return usageNumber(tr.Usage, id)
+	return UsageNumber(tr.Usage, id)
 }
 
-func boolField(tr *store.Trace, id string) (bool, bool) {
+func BoolField(tr *store.Trace, id string) (bool, bool) {
 	switch id {
 	case "is_complete":
 		return tr.IsComplete, true
@@ -97,7 +97,7 @@ func boolField(tr *store.Trace, id string) (bool, bool) {
 	return false, false
 }
 
-func dateField(tr *store.Trace, id string) (time.Time, bool) {
+func DateField(tr *store.Trace, id string) (time.Time, bool) {
 	switch id {
 	case "created_at":
 		return tr.CreatedAt, true
@@ -109,45 +109,45 @@ func dateField(tr *store.Trace, id string) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// groupValues are the group_by values of a trace for a column: none when the trace holds no
+// GroupValues are the group_by values of a trace for a column: none when the trace holds no
 // value, one per tag for tags (a trace counts once in each of its tags' groups).
-func groupValues(tr *store.Trace, col columns.Column, buf []string) []string {
+func GroupValues(tr *store.Trace, col columns.Column, buf []string) []string {
 	buf = buf[:0]
 	switch col.FilterType {
 	case columns.FilterText:
-		if v, ok := textField(tr, col.ID); ok {
+		if v, ok := TextField(tr, col.ID); ok {
 			buf = append(buf, v)
 		}
 	case columns.FilterID:
-		if v, ok := idField(tr, col.ID); ok {
+		if v, ok := IDField(tr, col.ID); ok {
 			buf = append(buf, v)
 		}
 	case columns.FilterNumber:
-		if v, ok := numberField(tr, col.ID); ok {
-			buf = append(buf, formatNumber(v))
+		if v, ok := NumberField(tr, col.ID); ok {
+			buf = append(buf, FormatNumber(v))
 		}
 	case columns.FilterBoolean:
-		if v, ok := boolField(tr, col.ID); ok {
+		if v, ok := BoolField(tr, col.ID); ok {
 			buf = append(buf, strconv.FormatBool(v))
 		}
 	case columns.FilterDate:
-		if v, ok := dateField(tr, col.ID); ok {
+		if v, ok := DateField(tr, col.ID); ok {
 			buf = append(buf, v.UTC().Format(time.RFC3339Nano))
 		}
 	case columns.FilterCollection:
-		buf = dedupe(append(buf, tr.Tags...))
+		buf = Dedupe(append(buf, tr.Tags...))
 	}
 	return buf
 }
 
-func formatNumber(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+func FormatNumber(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
-// rollupColumns are the columns ingestion keeps roll-ups by, besides the totals: the cheap
+// RollupColumns are the columns ingestion keeps roll-ups by, besides the totals: the cheap
 // group_by columns of a trace.
-var rollupColumns = []string{"model", "provider", "name", "type", "status_code", "tags"}
+var RollupColumns = []string{"model", "provider", "name", "type", "status_code", "tags"}
 
-func isRollupColumn(id string) bool {
-	for _, c := range rollupColumns {
+func IsRollupColumn(id string) bool {
+	for _, c := range RollupColumns {
 		if c == id {
 			return true
 		}
@@ -155,9 +155,9 @@ func isRollupColumn(id string) bool {
 	return false
 }
 
-// withField is a trace holding only value in column id: how a roll-up row, which knows one
+// WithField is a trace holding only value in column id: how a roll-up row, which knows one
 // column's value, is tested against a filter on that column.
-func withField(id, value string) *store.Trace {
+func WithField(id, value string) *store.Trace {
 	tr := &store.Trace{}
 	switch id {
 	case "model":
@@ -178,5 +178,21 @@ func withField(id, value string) *store.Trace {
 	return tr
 }
 
-// lookupStandard finds a standard column of the catalog.
-func lookupStandard(id string) (columns.Column, bool) { return columns.Lookup(id) }
+// UsageNumber reads the usage columns a search may sort on.
+func UsageNumber(u store.Usage, id string) (float64, bool) {
+	switch id {
+	case "latency_ms":
+		if u.LatencyMs != nil {
+			return *u.LatencyMs, true
+		}
+	case "total_tokens":
+		if u.TotalTokens != nil {
+			return float64(*u.TotalTokens), true
+		}
+	case "total_cost":
+		if u.TotalCost != nil {
+			return *u.TotalCost, true
+		}
+	}
+	return 0, false
+}

@@ -1,4 +1,4 @@
-package traces
+package records
 
 import (
 	"context"
@@ -17,39 +17,39 @@ import (
 // been a bucket's extreme, the extremes of that bucket are recomputed from its traces,
 // written on the condition that no trace came or went meanwhile (the bucket's count).
 
-// errRevised answers a revision that lost every race to other writers of the trace.
-var errRevised = errors.New("the trace kept changing; retry")
+// ErrRevised answers a Revision that lost every race to other writers of the trace.
+var ErrRevised = errors.New("the trace kept changing; retry")
 
-// revision is one change of a trace: after is nil for a deletion.
-type revision struct {
-	runID       string
-	before      *store.Trace
-	beforeItem  store.Item
-	after       *store.Trace
-	now         time.Time
-	extraOps    []store.Op // more actions of the same transaction (a deletion's claim, spans' markers)
-	spansChange int64      // spans added (positive) or removed (negative) with this change
+// Revision is one change of a trace: after is nil for a deletion.
+type Revision struct {
+	RunID       string
+	Before      *store.Trace
+	BeforeItem  store.Item
+	After       *store.Trace
+	Now         time.Time
+	ExtraOps    []store.Op // more actions of the same transaction (a deletion's claim, spans' markers)
+	SpansChange int64      // spans added (positive) or removed (negative) with this change
 }
 
-// apply commits the revision and then repairs the extremes it may have invalidated: those
+// Apply commits the Revision and then repairs the extremes it may have invalidated: those
 // of the buckets where a value left that may have been their min or max, and those where a
 // new value may extend them.
-func (rv revision) apply(ctx context.Context, t store.Table) error {
+func (rv Revision) Apply(ctx context.Context, t store.Table) error {
 	ops, touched, err := rv.ops()
 	if err != nil {
 		return err
 	}
 	var cur map[store.Key]store.Item
 	if len(touched) > 0 { // the extremes as they stand, read before the write
-		if cur, err = rollupItems(ctx, t, rv.runID, touched); err != nil {
+		if cur, err = rollupItems(ctx, t, rv.RunID, touched); err != nil {
 			return err
 		}
 	}
 	if err := t.Transact(ctx, ops); err != nil {
 		if errors.Is(err, store.ErrConditionFailed) {
-			return fmt.Errorf("%w: %w", errRevised, err) // the cause says which action failed
+			return fmt.Errorf("%w: %w", ErrRevised, err) // the cause says which action failed
 		}
-		return fmt.Errorf("revise trace %s: %w", rv.before.ID, err)
+		return fmt.Errorf("revise trace %s: %w", rv.Before.ID, err)
 	}
 	// A value that came extends the extremes by a compare-and-set, as an ingestion does; a
 	// value that left and was an extreme makes the bucket's extremes be recomputed.
@@ -59,7 +59,7 @@ func (rv revision) apply(ctx context.Context, t store.Table) error {
 		if r.left {
 			continue
 		}
-		k := store.RollupKey(rv.runID, r.level, r.group, r.minute, r.value)
+		k := store.RollupKey(rv.RunID, r.level, r.group, r.minute, r.value)
 		if came[k] == nil {
 			order = append(order, k)
 		}
@@ -74,19 +74,19 @@ func (rv revision) apply(ctx context.Context, t store.Table) error {
 	// The run summary's min and max take the new values too (operation 12's statistics need
 	// both); a value that left is not recomputed there, so a summary's extremes may be wider
 	// than its traces after a deletion or a lowered score.
-	if rv.after != nil {
-		if exs := cameExtremes(rv.runID, rv.before, rv.after); len(exs) > 0 {
-			sk := store.RunSummaryKey(rv.runID)
+	if rv.After != nil {
+		if exs := cameExtremes(rv.RunID, rv.Before, rv.After); len(exs) > 0 {
+			sk := store.RunSummaryKey(rv.RunID)
 			cur, err := t.Get(ctx, sk, true)
 			if err != nil && !errors.Is(err, store.ErrNotFound) {
-				return fmt.Errorf("revise trace %s: %w", rv.before.ID, err)
+				return fmt.Errorf("revise trace %s: %w", rv.Before.ID, err)
 			}
 			if err := store.SetExtremes(ctx, t, sk, cur, exs); err != nil {
 				return err
 			}
 		}
 	}
-	return recomputeExtremes(ctx, t, rv.runID, needRecompute(rv.runID, touched, cur))
+	return recomputeExtremes(ctx, t, rv.RunID, needRecompute(rv.RunID, touched, cur))
 }
 
 // rollupItems reads the roll-up items refs name, in one batch.
@@ -137,12 +137,12 @@ func needRecompute(runID string, refs []rollupRef, cur map[store.Key]store.Item)
 
 // ops builds the transaction: the trace's put (or delete) on its read doc, the net roll-up
 // and summary deltas. It returns the roll-up keys whose extremes must be recomputed.
-func (rv revision) ops() ([]store.Op, []rollupRef, error) {
-	doc, _ := rv.beforeItem["doc"].(string)
-	k := rv.beforeItem.Key()
+func (rv Revision) ops() ([]store.Op, []rollupRef, error) {
+	doc, _ := rv.BeforeItem["doc"].(string)
+	k := rv.BeforeItem.Key()
 	var ops []store.Op
-	if rv.after != nil {
-		it, err := store.TraceItem(*rv.after)
+	if rv.After != nil {
+		it, err := store.TraceItem(*rv.After)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -152,12 +152,12 @@ func (rv revision) ops() ([]store.Op, []rollupRef, error) {
 			// A new creation time moves the trace (an OTLP placeholder its root arrived
 			// for): the old item goes, the new one comes, and the id's claim names it.
 			ops = append(ops, store.DeleteOp(k, store.Equals("doc", doc)), store.PutOp(it, store.NotExists()),
-				store.PutOp(store.TraceClaim(rv.after.RunID, rv.after.ID, it.Key().SK)))
+				store.PutOp(store.TraceClaim(rv.After.RunID, rv.After.ID, it.Key().SK)))
 		}
 	} else {
 		ops = append(ops, store.DeleteOp(k, store.Equals("doc", doc)))
 	}
-	ops = append(ops, rv.extraOps...)
+	ops = append(ops, rv.ExtraOps...)
 
 	type rkey struct {
 		level        store.RollupLevel
@@ -168,13 +168,13 @@ func (rv revision) ops() ([]store.Op, []rollupRef, error) {
 	var order []rkey
 	var touched []rollupRef
 	newDeltas := map[rkey]store.Rollup{}
-	if rv.after != nil {
-		for _, d := range rollupDeltas([]store.Trace{*rv.after}) {
+	if rv.After != nil {
+		for _, d := range rollupDeltas([]store.Trace{*rv.After}) {
 			newDeltas[rkey{d.Level, d.Group, d.Value, d.Minute}] = d
 		}
 	}
 	oldDeltas := map[rkey]store.Rollup{}
-	for _, d := range rollupDeltas([]store.Trace{*rv.before}) {
+	for _, d := range rollupDeltas([]store.Trace{*rv.Before}) {
 		oldDeltas[rkey{d.Level, d.Group, d.Value, d.Minute}] = d
 	}
 	// A metric value that leaves a bucket, or comes to one, unless it is the same value.
@@ -207,11 +207,11 @@ func (rv revision) ops() ([]store.Op, []rollupRef, error) {
 		}
 		net[kk].Plus(d)
 	}
-	for _, d := range rollupDeltas([]store.Trace{*rv.before}) {
+	for _, d := range rollupDeltas([]store.Trace{*rv.Before}) {
 		add(d, true)
 	}
-	if rv.after != nil {
-		for _, d := range rollupDeltas([]store.Trace{*rv.after}) {
+	if rv.After != nil {
+		for _, d := range rollupDeltas([]store.Trace{*rv.After}) {
 			add(d, false)
 		}
 	}
@@ -224,21 +224,21 @@ func (rv revision) ops() ([]store.Op, []rollupRef, error) {
 		for _, m := range d.Metrics {
 			m.Min, m.Max = nil, nil
 		}
-		ops = append(ops, store.UpdateOp(store.RollupUpdate(rv.runID, *d)))
+		ops = append(ops, store.UpdateOp(store.RollupUpdate(rv.RunID, *d)))
 	}
-	sum := summaryDelta(rv.runID, []store.Trace{*rv.before}, 0).Negated()
-	if rv.after != nil {
-		sum.Plus(summaryDelta(rv.runID, []store.Trace{*rv.after}, 0))
+	sum := summaryDelta(rv.RunID, []store.Trace{*rv.Before}, 0).Negated()
+	if rv.After != nil {
+		sum.Plus(summaryDelta(rv.RunID, []store.Trace{*rv.After}, 0))
 	}
-	sum.NumSpans += rv.spansChange
-	ops = append(ops, store.UpdateOp(store.RunSummaryUpdate(rv.runID, sum, rv.now)))
+	sum.NumSpans += rv.SpansChange
+	ops = append(ops, store.UpdateOp(store.RunSummaryUpdate(rv.RunID, sum, rv.Now)))
 	if len(ops) > store.MaxTransactItems {
-		return nil, nil, fmt.Errorf("revise trace %s: %d actions, more than a transaction holds", rv.before.ID, len(ops))
+		return nil, nil, fmt.Errorf("revise trace %s: %d actions, more than a transaction holds", rv.Before.ID, len(ops))
 	}
 	return ops, touched, nil
 }
 
-// rollupRef names one metric of one roll-up item, with the value a revision moves.
+// rollupRef names one metric of one roll-up item, with the value a Revision moves.
 type rollupRef struct {
 	level        store.RollupLevel
 	group, value string

@@ -1,4 +1,4 @@
-package traces
+package records
 
 import (
 	"context"
@@ -68,7 +68,7 @@ func WriteSpanScore(ctx context.Context, t store.Table, w ScoreWrite) (bool, err
 			return false, fmt.Errorf("write span score: %w", err)
 		}
 	}
-	return false, fmt.Errorf("write span score on %v: %w", w.Key, errRevised)
+	return false, fmt.Errorf("write span score on %v: %w", w.Key, ErrRevised)
 }
 
 // merged is metrics with values set (a state-only value never hides a result).
@@ -101,7 +101,7 @@ const (
 // RollUpSpanScores sets the trace's value of metric to the roll-up of its spans' values by
 // strategy: avg and sum of numbers and booleans (true = 1), first and last by creation
 // time of any value; errors and states are left out; no value, or strategy none, writes
-// nothing. The trace is found by its id claim (runID, traceID). The write is a revision of
+// nothing. The trace is found by its id claim (runID, traceID). The write is a Revision of
 // the trace like any score's, with the net change of its roll-ups: redone from scratch, it
 // changes nothing. After writing, the spans are read again, and the roll-up redone if a
 // concurrent span score came meanwhile, so the last writer leaves the right value.
@@ -139,7 +139,7 @@ func RollUpSpanScores(ctx context.Context, t store.Table, runID, traceID, metric
 		}
 		last = &v
 	}
-	return fmt.Errorf("roll up span scores of trace %s: %w", traceID, errRevised)
+	return fmt.Errorf("roll up span scores of trace %s: %w", traceID, ErrRevised)
 }
 
 func sameValue(a, b store.MetricValue) bool {

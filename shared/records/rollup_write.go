@@ -1,4 +1,4 @@
-package traces
+package records
 
 import (
 	"strconv"
@@ -37,9 +37,9 @@ func rollupDeltas(traces []store.Trace) []store.Rollup {
 			}
 		}
 		fold(store.RollupAll, "")
-		for _, id := range rollupColumns {
+		for _, id := range RollupColumns {
 			col, _ := columns.Lookup(id)
-			buf = groupValues(tr, col, buf)
+			buf = GroupValues(tr, col, buf)
 			for _, v := range buf {
 				fold(id, v)
 			}
@@ -52,8 +52,8 @@ func rollupDeltas(traces []store.Trace) []store.Rollup {
 	return out
 }
 
-// dedupe drops repeated values (a trace tagged twice with one tag counts once in its group).
-func dedupe(vs []string) []string {
+// Dedupe drops repeated values (a trace tagged twice with one tag counts once in its group).
+func Dedupe(vs []string) []string {
 	if len(vs) < 2 {
 		return vs
 	}
@@ -83,13 +83,13 @@ func foldTrace(r *store.Rollup, tr *store.Trace) {
 		m.Categories[c]++
 	}
 	if tr.LatencyMs != nil {
-		num(metricLatency, *tr.LatencyMs)
+		num(MetricLatency, *tr.LatencyMs)
 	}
 	if tr.TotalTokens != nil {
-		num(metricTotalTokens, float64(*tr.TotalTokens))
+		num(MetricTotalTokens, float64(*tr.TotalTokens))
 	}
 	if tr.TotalCost != nil {
-		num(metricTotalCost, *tr.TotalCost)
+		num(MetricTotalCost, *tr.TotalCost)
 	}
 	for name, v := range tr.Metrics {
 		switch {

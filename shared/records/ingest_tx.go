@@ -1,4 +1,4 @@
-package traces
+package records
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
 )
 
@@ -22,9 +21,9 @@ const (
 	chunkBytes   = store.MaxTransactBytes / 2
 	// fixedActions are the run summary and the column summary, in every chunk.
 	fixedActions = 2
-	// inlineSpans is how many spans of a trace go in its chunk's transaction; a trace with
+	// InlineSpans is how many spans of a trace go in its chunk's transaction; a trace with
 	// more has its spans written ahead of it in batches.
-	inlineSpans = 20
+	InlineSpans = 20
 )
 
 // Retries of one chunk: a concurrent writer that moved a min or max (or stored one of the
@@ -36,9 +35,9 @@ const (
 	backoffCap       = 400 * time.Millisecond
 )
 
-// errBusy answers a chunk that could not commit in its attempts: nothing of it was
+// ErrBusy answers a chunk that could not commit in its attempts: nothing of it was
 // written, the chunks before it were, and a retry of the request writes the rest.
-var errBusy = httpapi.Unavailable("Too many concurrent writes to this run, retry later")
+var ErrBusy = errors.New("too many concurrent writes to this run")
 
 // ingestion is the state of one Ingest call: what the table holds, as read before the
 // first chunk and kept current by each commit.
@@ -104,7 +103,7 @@ func (in *ingestion) build(live []store.Trace) ([]store.Op, []role, error) {
 		for _, op := range trOps {
 			ops, roles = append(ops, op), append(roles, role{trace: true, key: store.RecordClaimKey(tr.RunID, tr.ID)})
 		}
-		if len(tr.Spans) <= inlineSpans {
+		if len(tr.Spans) <= InlineSpans {
 			for _, sp := range tr.Spans {
 				it, err := store.SpanItem(sp)
 				if err != nil {
@@ -193,7 +192,7 @@ func (in *ingestion) commit(ctx context.Context, chunk []store.Trace) (int, erro
 			return 0, fmt.Errorf("ingest: transact %d actions: %w", len(ops), err)
 		}
 		if attempt >= maxChunkAttempts {
-			return 0, errBusy
+			return 0, ErrBusy
 		}
 	}
 }
@@ -243,7 +242,7 @@ func backoff(ctx context.Context, attempt int) error {
 	d := min(backoffCap, backoffBase<<min(attempt-1, 10))
 	d = d/2 + rand.N(d/2+1)
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
-		return errBusy
+		return ErrBusy
 	}
 	select {
 	case <-ctx.Done():
