@@ -5,7 +5,12 @@ package infra_test
 // binary links what only the local hosts and tests need.
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -99,4 +104,93 @@ func TestTimeZoneDataOnlyWhereUsed(t *testing.T) {
 			t.Errorf("%s links time/tzdata: %v, want %v (tzdataFunctions)", fn, links, tzdataFunctions[fn])
 		}
 	}
+}
+
+// mainImports are the packages a function's main.go may import: the Lambda runtime's start
+// and shared/app's composition, so that every port is wired in shared/app, where the local
+// host and the event runner build the same handlers (ARCHITECTURE.md §3: functions/* is one
+// line through shared/app).
+var mainImports = []string{"github.com/aws/aws-lambda-go/lambda", modulePath + "shared/app"}
+
+// TestMainsAreOneLine: every functions/*/main.go imports only the Lambda runtime and
+// shared/app's packages (and time/tzdata where tzdataFunctions says so), and its main is one
+// statement, lambda.Start of what shared/app built. An init may add one cold-start step
+// (functions/signals' ports), nothing else is declared.
+func TestMainsAreOneLine(t *testing.T) {
+	mains, err := filepath.Glob("../functions/*/main.go")
+	if err != nil || len(mains) == 0 {
+		t.Fatalf("no functions/*/main.go (%v)", err)
+	}
+	for _, path := range mains {
+		fn := modulePath + "functions/" + filepath.Base(filepath.Dir(path))
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if !mainMayImport(fn, p) {
+				t.Errorf("%s imports %s: a main imports the Lambda runtime and shared/app only; build the handler in shared/app", fn, p)
+			}
+		}
+		hasMain := false
+		for _, decl := range f.Decls {
+			switch d := decl.(type) {
+			case *ast.GenDecl:
+				if d.Tok != token.IMPORT {
+					t.Errorf("%s declares a %s in main.go: it belongs in shared/app", fn, d.Tok)
+				}
+			case *ast.FuncDecl:
+				switch name := d.Name.Name; {
+				case name == "main":
+					hasMain = true
+					if !isLambdaStart(d.Body) {
+						t.Errorf("%s: main is not the one statement lambda.Start(...); move the wiring into shared/app", fn)
+					}
+				case name == "init" && d.Recv == nil:
+					if len(d.Body.List) != 1 {
+						t.Errorf("%s: init has %d statements, want one (a cold-start step of shared/app)", fn, len(d.Body.List))
+					}
+				default:
+					t.Errorf("%s declares func %s in main.go: it belongs in shared/app", fn, name)
+				}
+			}
+		}
+		if !hasMain {
+			t.Errorf("%s: main.go has no func main", fn)
+		}
+	}
+}
+
+func mainMayImport(fn, path string) bool {
+	if path == "time/tzdata" {
+		return tzdataFunctions[fn]
+	}
+	for _, p := range mainImports {
+		if path == p || strings.HasPrefix(path, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// isLambdaStart reports whether body is the one statement lambda.Start(...).
+func isLambdaStart(body *ast.BlockStmt) bool {
+	if len(body.List) != 1 {
+		return false
+	}
+	es, ok := body.List[0].(*ast.ExprStmt)
+	if !ok {
+		return false
+	}
+	call, ok := es.X.(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	return ok && pkg.Name == "lambda" && sel.Sel.Name == "Start"
 }

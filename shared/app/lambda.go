@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"os"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 )
@@ -32,8 +30,8 @@ func Handler(register Register) ProxyFunc {
 }
 
 // ColdStart reads the configuration and builds the cloud dependencies of a function, for
-// the mains of functions that are not HTTP handlers (stream workers). An error is logged
-// and ends the process, which Lambda reports as an init failure.
+// the worker functions' handlers (shared/app/workers, shared/app/signalscloud). An error is
+// logged and ends the process, which Lambda reports as an init failure.
 func ColdStart() Deps {
 	cfg, err := ReadConfig(Cloud, os.Getenv)
 	log := LambdaLogger(cfg.LogLevel) // INFO when the configuration failed
@@ -47,28 +45,24 @@ func ColdStart() Deps {
 		}
 	}
 	if err != nil {
-		log.Error("init failed", "error", err.Error())
-		os.Exit(1)
+		FailInit(log, err)
 	}
 	return d
 }
 
-// LambdaAWSConfigOrExit is LambdaAWSConfig for a worker's main: an error is logged and ends
-// the process (an init failure).
-func LambdaAWSConfigOrExit(getenv func(string) string, log *slog.Logger) aws.Config {
-	c, err := LambdaAWSConfig(getenv)
-	if err != nil {
-		log.Error("init failed", "error", err.Error())
-		os.Exit(1)
-	}
-	return c
+// FailInit logs err as the init failure and ends the process, which Lambda reports as an init
+// error. The worker functions' handlers (shared/app/workers, shared/app/signalscloud) call it
+// for what they build after ColdStart, so that every function fails its start alike.
+func FailInit(log *slog.Logger, err error) {
+	log.Error("init failed", "error", err.Error())
+	os.Exit(1)
 }
 
 var coldStartHooks []func(d *Deps, getenv func(string) string) error
 
 // OnColdStart adds a step that ColdStart runs after building the dependencies, from a
 // function's main package (an init function): it installs ports only that function needs
-// (the signals functions' worker and scheduler ports, shared/app/signalsworker), so that the
+// (the signals API function's worker and scheduler ports, shared/app/signalscloud), so that the
 // other functions do not link their clients. An error fails the cold start.
 func OnColdStart(hook func(d *Deps, getenv func(string) string) error) {
 	coldStartHooks = append(coldStartHooks, hook)

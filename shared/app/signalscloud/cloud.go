@@ -7,6 +7,8 @@ package signalscloud
 
 import (
 	"context"
+	"encoding/json"
+	"os"
 
 	"github.com/evalobs/evalapi/shared/app"
 	"github.com/evalobs/evalapi/shared/app/signalsworker"
@@ -75,4 +77,16 @@ func cloudPorts(d *app.Deps, getenv func(string) string, raw *rawAWS) (*ebschedu
 	}
 	d.Signals.Schedules = sch
 	return sch, nil
+}
+
+// WorkerLambda is the handler of the signals worker function (functions/signalsworker), which
+// its main gives to lambda.Start: Cloud's worker over the function's cold-start dependencies,
+// its runs asking signalsworker.Model. A bad environment ends the process (app.FailInit).
+func WorkerLambda() func(ctx context.Context, input json.RawMessage) error {
+	d := app.ColdStart()
+	w, err := Cloud(&d, os.Getenv, signalsworker.Model(d))
+	if err != nil {
+		app.FailInit(d.Log, err)
+	}
+	return w.Handle
 }

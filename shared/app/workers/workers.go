@@ -1,7 +1,8 @@
 // Package workers builds the background workers of the service from the shared
-// dependencies: the worker functions (functions/stream, functions/evaluator) and the local
-// host build them here, so that both run the same handlers. It is apart from
-// shared/app/groups so that a worker's binary does not link the HTTP groups.
+// dependencies: the worker functions (functions/stream, functions/evaluator,
+// functions/exprunner, through the *Lambda handlers of lambda.go) and the local host build
+// them here, so that both run the same handlers. It is apart from shared/app/groups so that
+// a worker's binary does not link the HTTP groups.
 package workers
 
 import (
