@@ -75,7 +75,7 @@ func (h *handlers) ingest(w http.ResponseWriter, r *http.Request) error {
 	if session == nil && slices.ContainsFunc(q.traces, func(tr store.Trace) bool { return tr.SessionID == nil }) {
 		// Traces logged without a session share one of their own, named by the first trace
 		// (a retried request finds the same one): every trace belongs to a session.
-		id := externalSessionID(run.ID, "implicit:"+q.traces[0].ID)
+		id := records.ImplicitSessionID(run.ID, q.traces[0].ID)
 		session = &id
 	}
 	spans := 0

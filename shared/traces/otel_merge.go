@@ -92,7 +92,7 @@ func (h *handlers) otelMergeOnce(ctx context.Context, run store.Run, g *otelTrac
 	if newSession {
 		session = g.session
 		if session == nil {
-			s := implicitSession(run.ID, g.id)
+			s := records.ImplicitSessionID(run.ID, g.id)
 			session = &s
 		}
 	}

@@ -54,8 +54,7 @@ func otelGroup(run store.Run, res []otlp.KeyValue, spans []otlp.Span, into map[s
 		g.seen[m.Span.ID] = true
 		if g.session == nil {
 			if ext := sessionAttr(&spans[i]); ext != "" {
-				s := store.LogSession{ID: externalSessionID(run.ID, ext), RunID: run.ID, ProjectID: run.ProjectID,
-					OrgID: run.OrgID, ExternalID: &ext, CreatedAt: now}
+				s := records.ExternalSession(run, ext, now)
 				g.session, g.ext = &s.ID, &s
 			}
 		}
@@ -141,7 +140,7 @@ func otelNewTrace(run store.Run, g *otelTrace, now time.Time) store.Trace {
 	root := rootOf(g.spans)
 	session := g.session
 	if session == nil && root != nil { // a placeholder's session waits for its root
-		s := implicitSession(run.ID, g.id)
+		s := records.ImplicitSessionID(run.ID, g.id)
 		session = &s
 	}
 	tr := store.Trace{ID: g.id, Type: "trace", SessionID: session, RunID: run.ID, ProjectID: run.ProjectID, OrgID: run.OrgID}
@@ -167,11 +166,6 @@ func otelNewTrace(run store.Run, g *otelTrace, now time.Time) store.Trace {
 	}
 	tallySpans(&tr, spans)
 	return tr
-}
-
-// implicitSession is the session of a trace whose spans name none: its own.
-func implicitSession(runID, traceID string) string {
-	return externalSessionID(runID, "implicit:"+traceID)
 }
 
 func rootOf(spans []otlp.Mapped) *otlp.Mapped {

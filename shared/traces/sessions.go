@@ -2,7 +2,6 @@ package traces
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"net/http"
 
@@ -11,21 +10,13 @@ import (
 	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
+	"github.com/evalobs/evalapi/shared/records"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
 )
 
 // Sessions of a run: created by the logging client before it logs their traces
 // (POST sessions), found by external id, or created implicitly by the traces that name them.
-
-// sessionNamespace makes the id of a session named by an external id a function of its run
-// and that id, so that concurrent creations of "the session of user 42" make one session.
-var sessionNamespace = uuid.MustParse("3f1c5e7a-9b2d-4c6e-8a0f-1d2e3f4a5b6c")
-
-func externalSessionID(runID, externalID string) string {
-	h := sha256.Sum256([]byte(runID + "\x00" + externalID))
-	return uuid.NewHash(sha256.New(), sessionNamespace, h[:], 5).String()
-}
 
 // sessionRequest is the client's SessionCreateRequest.
 type sessionRequest struct {
@@ -89,7 +80,7 @@ func (h *handlers) createSession(w http.ResponseWriter, r *http.Request) error {
 	s := store.LogSession{ID: uuid.NewString(), RunID: run.ID, ProjectID: run.ProjectID, OrgID: run.OrgID,
 		Name: q.name, ExternalID: q.externalID, PreviousSessionID: q.previousID, Metadata: q.metadata, CreatedAt: h.Stamp()}
 	if q.externalID != nil {
-		s.ID = externalSessionID(run.ID, *q.externalID)
+		s.ID = records.ExternalSessionID(run.ID, *q.externalID)
 	}
 	created, err := store.PutLogSession(r.Context(), h.Table, s)
 	if err != nil {
@@ -112,8 +103,7 @@ func (h *handlers) requestSession(run store.Run, id, externalID *string) (*strin
 	if id != nil || externalID == nil {
 		return id, nil
 	}
-	s := store.LogSession{ID: externalSessionID(run.ID, *externalID), RunID: run.ID, ProjectID: run.ProjectID,
-		OrgID: run.OrgID, ExternalID: externalID, CreatedAt: h.Stamp()}
+	s := records.ExternalSession(run, *externalID, h.Stamp())
 	return &s.ID, map[string]store.LogSession{s.ID: s}
 }
 
