@@ -133,3 +133,30 @@ func Open[In any](r *http.Request, o Opening, read func(*Input) In) (Call[In], e
 	}
 	return Call[In]{Caller: c, In: v}, nil
 }
+
+// Readers for the common shapes of input.
+
+// PathID reads the path parameter name, a UUID of the given version (0 for any): the whole
+// input of a handler that reads one resource.
+func PathID(name string, version int) func(*Input) string {
+	return func(in *Input) string {
+		id, _ := in.Path(name).UUID(version)
+		return id
+	}
+}
+
+// Keyed is the input of a handler that acts on one resource: its id, from the path, and
+// what the body asked.
+type Keyed[T any] struct {
+	ID  string
+	Req T
+}
+
+// ByID reads the path parameter name (a UUID of the given version, 0 for any), then the
+// body with read: path problems come first in the 422, as FastAPI lists them.
+func ByID[T any](name string, version int, read func(errs *validate.Errors, raw any, present bool) T) func(*Input) Keyed[T] {
+	return func(in *Input) Keyed[T] {
+		id, _ := in.Path(name).UUID(version)
+		return Keyed[T]{ID: id, Req: read(in.Errs, in.Raw, in.Present)}
+	}
+}

@@ -9,7 +9,6 @@ import (
 	"github.com/evalobs/evalapi/shared/collection"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
-	"github.com/evalobs/evalapi/shared/validate"
 )
 
 // The filters and sorts of POST /v2/scorers/list (the original's ListScorersRequest).
@@ -37,42 +36,46 @@ var (
 	}
 )
 
+// scorerQuery is what a scorer list asks: a page of the scorers that pass the filters, sorted.
+type scorerQuery struct {
+	start, limit int
+	filters      []collection.Filter
+	sort         collection.Sort
+}
+
+func readScorerQuery(in *base.Input) (q scorerQuery) {
+	q.start, q.limit = in.Page()
+	q.sort = collection.Sort{Name: "name", Ascending: true}
+	if in.Present && in.Raw != nil {
+		if o, ok := in.Body().Object(); ok {
+			q.filters = collection.ReadFilters(o.Get("filters"), scorerFilters)
+			q.sort = collection.ReadSort(o.Get("sort"), scorerSorts, q.sort)
+		}
+	}
+	if q.sort.Name == "enabled_in_run" || q.sort.Name == "enabled_in_playground" {
+		q.sort.Name = "name"
+	}
+	return q
+}
+
 // listScorers is POST /v2/scorers/list: the organization's scorers that pass the filters,
 // sorted (by name unless told), a page at a time. Every scorer is global to its
 // organization and has no label or multimodal capabilities; the sorts by use in a run or
 // playground are accepted and order by name. The original's actions parameter is accepted:
 // every member may read every scorer.
 func (h *handlers) listScorers(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
+	call, err := base.Open(r, base.Opening{Body: true}, readScorerQuery)
 	if err != nil {
 		return err
 	}
-	errs := validate.New()
-	start, limit := errs.Page(r.URL.Query())
-	var filters []collection.Filter
-	sort := collection.Sort{Name: "name", Ascending: true}
-	if present && raw != nil {
-		if o, ok := errs.Body(raw, present).Object(); ok {
-			filters = collection.ReadFilters(o.Get("filters"), scorerFilters)
-			sort = collection.ReadSort(o.Get("sort"), scorerSorts, sort)
-		}
-	}
-	if sort.Name == "enabled_in_run" || sort.Name == "enabled_in_playground" {
-		sort.Name = "name"
-	}
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
-	if err != nil {
-		return err
-	}
-	all, err := store.ListScorers(r.Context(), h.Table, c.OrgID)
+	q := call.In
+	all, err := store.ListScorers(r.Context(), h.Table, call.Caller.OrgID)
 	if err != nil {
 		return err
 	}
 	slices.SortFunc(all, func(a, b store.Scorer) int { return strings.Compare(a.ID, b.ID) })
-	all = collection.Apply(all, filters, sort, scorerRecord)
+	all = collection.Apply(all, q.filters, q.sort, scorerRecord)
+	start, limit := q.start, q.limit
 	page, next := collection.Page(all, start, limit)
 	out := make([]scorerResponse, len(page))
 	for i, s := range page {
