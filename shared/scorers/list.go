@@ -36,46 +36,27 @@ var (
 	}
 )
 
-// scorerQuery is what a scorer list asks: a page of the scorers that pass the filters, sorted.
-type scorerQuery struct {
-	start, limit int
-	filters      []collection.Filter
-	sort         collection.Sort
-}
-
-func readScorerQuery(in *base.Input) (q scorerQuery) {
-	q.start, q.limit = in.Page()
-	q.sort = collection.Sort{Name: "name", Ascending: true}
-	if in.Present && in.Raw != nil {
-		if o, ok := in.Body().Object(); ok {
-			q.filters = collection.ReadFilters(o.Get("filters"), scorerFilters)
-			q.sort = collection.ReadSort(o.Get("sort"), scorerSorts, q.sort)
-		}
-	}
-	if q.sort.Name == "enabled_in_run" || q.sort.Name == "enabled_in_playground" {
-		q.sort.Name = "name"
-	}
-	return q
-}
-
 // listScorers is POST /v2/scorers/list: the organization's scorers that pass the filters,
 // sorted (by name unless told), a page at a time. Every scorer is global to its
 // organization and has no label or multimodal capabilities; the sorts by use in a run or
 // playground are accepted and order by name. The original's actions parameter is accepted:
 // every member may read every scorer.
 func (h *handlers) listScorers(w http.ResponseWriter, r *http.Request) error {
-	call, err := base.Open(r, base.Opening{Body: true}, readScorerQuery)
+	call, err := base.Open(r, base.Opening{Body: true}, base.ReadList(scorerFilters, scorerSorts, collection.Sort{Name: "name", Ascending: true}))
 	if err != nil {
 		return err
 	}
 	q := call.In
+	if q.Sort.Name == "enabled_in_run" || q.Sort.Name == "enabled_in_playground" {
+		q.Sort.Name = "name"
+	}
 	all, err := store.ListScorers(r.Context(), h.Table, call.Caller.OrgID)
 	if err != nil {
 		return err
 	}
 	slices.SortFunc(all, func(a, b store.Scorer) int { return strings.Compare(a.ID, b.ID) })
-	all = collection.Apply(all, q.filters, q.sort, scorerRecord)
-	start, limit := q.start, q.limit
+	all = collection.Apply(all, q.Filters, q.Sort, scorerRecord)
+	start, limit := q.Start, q.Limit
 	page, next := collection.Page(all, start, limit)
 	out := make([]scorerResponse, len(page))
 	for i, s := range page {
