@@ -160,3 +160,8 @@ func ByID[T any](name string, version int, read func(errs *validate.Errors, raw 
 		return Keyed[T]{ID: id, Req: read(in.Errs, in.Raw, in.Present)}
 	}
 }
+
+// ReadBody reads the body alone, with read: the input of a handler with no path parameter.
+func ReadBody[T any](read func(errs *validate.Errors, raw any, present bool) T) func(*Input) T {
+	return func(in *Input) T { return read(in.Errs, in.Raw, in.Present) }
+}
