@@ -26,7 +26,8 @@ import (
 //  3. validation: read reads the path, the query and the body into one collector, and every
 //     problem is answered in one 422. read decides the order of the detail list; readers
 //     read path, query, body, FastAPI's order, unless a comment at the handler says why not.
-//  4. with o.Write, the write check (403 for a read-only caller).
+//  4. with o.Write or o.Admin, the role check (403 for a read-only caller, or one who does
+//     not administer the organization).
 //
 // A handler then reads decode → act → encode:
 //
@@ -68,7 +69,8 @@ import (
 type Opening struct {
 	Body  bool  // read a JSON body (httpapi.DecodeBody)
 	Limit int64 // the body's cap in bytes; httpapi.MaxBody when 0
-	Write bool  // the caller must be able to write (auth.RequireWrite) after validation
+	Write bool  // the caller must be able to write (auth.RequireWrite, 403) after validation
+	Admin bool  // the caller must administer the organization (auth.RequireAdmin, 403) after validation
 }
 
 // Call is a request past its opening: who asks, and what they asked validated.
@@ -128,6 +130,11 @@ func Open[In any](r *http.Request, o Opening, read func(*Input) In) (Call[In], e
 	}
 	if o.Write {
 		if err := auth.RequireWrite(r.Context()); err != nil {
+			return Call[In]{}, err
+		}
+	}
+	if o.Admin {
+		if err := auth.RequireAdmin(r.Context()); err != nil {
 			return Call[In]{}, err
 		}
 	}
