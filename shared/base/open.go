@@ -9,62 +9,6 @@ import (
 	"github.com/evalobs/evalapi/shared/validate"
 )
 
-// The opening of a handler.
-//
-// Every handler used to open with the same ten to fifteen lines: decode the body, read the
-// path, query and body into a validate.Errors, answer it, fetch the caller, check that the
-// caller may write. Open is that sequence written once, in FastAPI's order:
-//
-//	func Open[In any](r *http.Request, o Opening, read func(*Input) In) (Call[In], error)
-//
-//  1. authentication: the caller (401). The middleware has already answered a request with
-//     no credential, so in a mounted route this step never fails; it is first so that a
-//     route mounted without the middleware answers 401 whatever its input.
-//  2. the body, when o.Body: a body over o.Limit is 413 and malformed JSON is the single
-//     json_invalid problem, answered alone (FastAPI parses the body before it validates
-//     anything, and the path is not reported with it).
-//  3. validation: read reads the path, the query and the body into one collector, and every
-//     problem is answered in one 422. read decides the order of the detail list; readers
-//     read path, query, body, FastAPI's order, unless a comment at the handler says why not.
-//  4. with o.Write or o.Admin, the role check (403 for a read-only caller, or one who does
-//     not administer the organization).
-//
-// A handler then reads decode → act → encode:
-//
-//	call, err := base.Open(r, base.Opening{Body: true}, readThing)
-//	if err != nil {
-//		return err
-//	}
-//	g, err := h.grant(r.Context(), call.Caller, call.In.id) // existence and permission: 404/403
-//
-// The access step (existence and permission, 404/403) is the group's own one call (datasets'
-// grant, Deps.Project, scorers' loadScorer, projects' findLogStream, integrations' visible)
-// and the handler makes it right after Open: it is keyed by one field of the typed input, and
-// a generic step taking it (func(ctx, auth.Caller, In) (G, error)) made every call site spell
-// out In and G in a function literal longer than the call it wraps. When a handler checks
-// write access after the access step (a read-only caller asking for a missing project gets
-// the 404, not the 403), it keeps its auth.RequireWrite after that step; o.Write is for the
-// handlers whose write check came right after the caller, with no lookup between.
-//
-// Where Open is not used, and why:
-//   - handlers with no input at all (identity's currentUser, listAPIKeys, logoutEverywhere):
-//     base.Caller is already the whole opening.
-//   - form bodies (POST /login, datasets' multipart create, scorers' code version upload),
-//     the session endpoints that authenticate from the request themselves (login, logout,
-//     refresh, api_key login): they read no JSON and the login ones have no caller yet.
-//   - readers that read a body in two passes with the resource in hand (datasets' append
-//     reads its rows again once the columns are known) use Open for the first pass only.
-//   - traces and evaluate (OTLP ingestion, streaming, another move under way) are not
-//     converted yet.
-//
-// Order quirks kept as they were (the tests pin them, or they are visible and not a bug):
-//   - experiments' start and addTemplateVersion read the body before the path: their 422
-//     lists body problems before path problems (FastAPI would list the path first).
-//   - identity's addGroupMembers and createUser read their bodies after authorization-free
-//     validation but check admin rights (403) after the 422, like every write check here.
-//   - a body that is not JSON (json_invalid) or too large (413) is answered even when the
-//     path is invalid too, as FastAPI does.
-
 // Opening says what a handler's opening reads and checks.
 type Opening struct {
 	Body  bool  // read a JSON body (httpapi.DecodeBody)

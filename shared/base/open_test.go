@@ -62,6 +62,19 @@ func create(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// admin is a handler only organization admins may call (Opening.Admin).
+func admin(w http.ResponseWriter, r *http.Request) error {
+	call, err := base.Open(r, base.Opening{Body: true, Admin: true}, func(in *base.Input) string {
+		s, _ := in.Body().Required().String()
+		return s
+	})
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, call.In)
+	return nil
+}
+
 func serve(h func(http.ResponseWriter, *http.Request) error, caller *auth.Caller, target, body string) *httptest.ResponseRecorder {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/things/{thing_id}", func(w http.ResponseWriter, r *http.Request) {
@@ -114,6 +127,9 @@ func TestOpenOrder(t *testing.T) {
 		{"Write: 422 before 403", create, reader, "/things/x", `1`, 422, `{"detail":[{"type":"string_type","loc":["body"]…`},
 		{"Write: 403 after validation", create, reader, "/things/x", `"a"`, 403, `{"detail":"Read-only users cannot perform this action"}`},
 		{"Write: a writer passes", create, writer, "/things/x", `"a"`, 200, `"a"`},
+		{"Admin: 422 before 403", admin, writer, "/things/x", ``, 422, `{"detail":[{"type":"missing","loc":["body"],"msg":"Field required","input":null}]}`},
+		{"Admin: 403 after validation", admin, writer, "/things/x", `"a"`, 403, `{"detail":"Only organization admins can perform this action"}`},
+		{"Admin: an admin passes", admin, &auth.Caller{OrgID: "o1", Role: auth.RoleAdmin}, "/things/x", `"a"`, 200, `"a"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := serve(tc.h, tc.caller, tc.target, tc.body)

@@ -139,13 +139,9 @@ func (h *handlers) startRun(w http.ResponseWriter, r *http.Request) error {
 
 // readPathOf is the opening of the routes of one signals record (base.Open): the path of
 // the run and the record's id, extra. The run is not read: the record read next carries
-// its organization and project, which the caller compares. Every role may read.
-func (h *handlers) readPathOf(r *http.Request, extra string) (orgID, projectID, runID string, ids []string, err error) {
-	call, err := base.Open(r, base.Opening{}, func(in *base.Input) runRef { return readRunPath(in, extra) })
-	if err != nil {
-		return "", "", "", nil, err
-	}
-	return call.Caller.OrgID, call.In.projectID, call.In.runID, call.In.ids, nil
+// its organization and project, which the handler compares. Every role may read.
+func readPathOf(r *http.Request, extra string) (base.Call[runRef], error) {
+	return base.Open(r, base.Opening{}, func(in *base.Input) runRef { return readRunPath(in, extra) })
 }
 
 // listRuns is GET .../signals/runs: the run's signals runs, newest first, paginated.
@@ -208,11 +204,11 @@ func writePage(w http.ResponseWriter, start, limit int, more bool, n int, key st
 
 // getRun is GET .../signals/runs/{signals_run_id}: one run with its findings.
 func (h *handlers) getRun(w http.ResponseWriter, r *http.Request) error {
-	orgID, projectID, runID, ids, err := h.readPathOf(r, "signals_run_id")
+	call, err := readPathOf(r, "signals_run_id")
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
+	orgID, projectID, runID, ids, ctx := call.Caller.OrgID, call.In.projectID, call.In.runID, call.In.ids, r.Context()
 	run, err := store.GetSignalsRun(ctx, h.Table, orgID, runID, ids[0])
 	if errors.Is(err, store.ErrNotFound) || (err == nil && run.ProjectID != projectID) {
 		return httpapi.NotFound("Signals run")
@@ -236,12 +232,12 @@ func (h *handlers) getRun(w http.ResponseWriter, r *http.Request) error {
 // acknowledge is POST .../signals/findings/{finding_id}/acknowledge: the finding is marked
 // acknowledged (again: unchanged). An acknowledged finding is not notified when it recurs.
 func (h *handlers) acknowledge(w http.ResponseWriter, r *http.Request) error {
-	orgID, projectID, runID, ids, err := h.readPathOf(r, "finding_id")
+	call, err := readPathOf(r, "finding_id")
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
-	f, err := store.GetSignalsFinding(ctx, h.Table, orgID, runID, ids[0])
+	c, projectID, runID, ids, ctx := call.Caller, call.In.projectID, call.In.runID, call.In.ids, r.Context()
+	f, err := store.GetSignalsFinding(ctx, h.Table, c.OrgID, runID, ids[0])
 	if errors.Is(err, store.ErrNotFound) || (err == nil && f.ProjectID != projectID) {
 		return httpapi.NotFound("Signals finding")
 	}
@@ -249,10 +245,6 @@ func (h *handlers) acknowledge(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if err := auth.RequireWrite(ctx); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
-	if err != nil {
 		return err
 	}
 	f, err = store.AcknowledgeSignalsFinding(ctx, h.Table, f, c.UserID, h.Stamp())
