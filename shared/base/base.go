@@ -1,7 +1,3 @@
-// Package base is what every operation group is built on: the dependencies all groups take
-// (with their defaults), the caller of a request, the clock stamp records carry, and the
-// project lookup with its 404. A group's Deps embeds Deps and adds what only it needs, so
-// the plumbing exists once and a group's register.go holds its routes and little else.
 package base
 
 import (

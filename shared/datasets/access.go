@@ -4,8 +4,10 @@ import (
 	"context"
 
 	"github.com/evalobs/evalapi/shared/auth"
+	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
+	"github.com/evalobs/evalapi/shared/validate"
 )
 
 // Who may do what with a dataset. A caller holds a role on a dataset directly or through a
@@ -94,4 +96,26 @@ func (h *handlers) grant(ctx context.Context, c auth.Caller, id string) (store.D
 		return store.DatasetGrant{}, errNoAccess
 	}
 	return g, nil
+}
+
+// datasetID reads the path's dataset id: the whole input of a handler on one dataset.
+var datasetID = base.PathID("dataset_id", 4)
+
+// onDataset reads the path's dataset id, then the body with read.
+func onDataset[T any](read func(errs *validate.Errors, raw any, present bool) T) func(*base.Input) base.Keyed[T] {
+	return base.ByID("dataset_id", 4, read)
+}
+
+// datasetPage is the input of a page of one dataset's rows, groups or versions.
+type datasetPage struct {
+	id           string
+	version      int64 // of the path's version_index, when it has one
+	start, limit int
+}
+
+// readDatasetPage reads the path's dataset id and the query's page.
+func readDatasetPage(in *base.Input) (p datasetPage) {
+	p.id, _ = in.Path("dataset_id").UUID(4)
+	p.start, p.limit = in.Page()
+	return p
 }

@@ -41,20 +41,11 @@ type failedDeletion struct {
 // Only the datasets' META records are deleted here, in one transaction, so the answer does
 // not wait for their rows; the purge worker removes those from the stream.
 func (h *handlers) bulkDelete(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
+	call, err := base.Open(r, base.Opening{Body: true}, base.ReadBody(readDatasetIDs))
 	if err != nil {
 		return err
 	}
-	errs := validate.New()
-	ids := readDatasetIDs(errs, raw, present)
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
-	if err != nil {
-		return err
-	}
-	ctx := r.Context()
+	c, ids, ctx := call.Caller, call.In, r.Context()
 	grants, err := h.grants(ctx, c, ids, true) // strongly consistent: a share just revoked must not grant
 	if err != nil {
 		return err

@@ -6,7 +6,6 @@ import (
 
 	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/store"
-	"github.com/evalobs/evalapi/shared/validate"
 )
 
 // content is GET /v2/datasets/{dataset_id}/content (operation 6): a page of rows of the
@@ -14,17 +13,11 @@ import (
 // spans, so that a page costs its own rows at any offset. The ETag header names the
 // content version the page belongs to.
 func (h *handlers) content(w http.ResponseWriter, r *http.Request) error {
-	errs := validate.New()
-	id, _ := errs.Path("dataset_id", r.PathValue("dataset_id")).UUID(4)
-	start, limit := errs.Page(r.URL.Query())
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
+	call, err := base.Open(r, base.Opening{}, readDatasetPage)
 	if err != nil {
 		return err
 	}
-	g, err := h.grant(r.Context(), c, id)
+	g, err := h.grant(r.Context(), call.Caller, call.In.id)
 	if err != nil {
 		return err
 	}
@@ -32,7 +25,7 @@ func (h *handlers) content(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return h.servePage(w, r, g.Dataset, st, start, limit)
+	return h.servePage(w, r, g.Dataset, st, call.In.start, call.In.limit)
 }
 
 // pendingRows pools the chunk a page collects its rows in (a chunk is up to rowChunk rows

@@ -34,23 +34,24 @@ func contentError(err error) error {
 
 // appendRows is POST /v2/datasets/{dataset_id}/content: {"rows": [...]} after the last row.
 func (h *handlers) appendRows(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
+	// The body is read twice: its shape in the opening, its rows against the columns once
+	// the dataset is known.
+	call, err := base.Open(r, base.Opening{Body: true}, func(in *base.Input) (x base.Keyed[*base.Input]) {
+		x.ID, _ = in.Path("dataset_id").UUID(4)
+		readAppend(in.Errs, in.Raw, in.Present, nil)
+		x.Req = in
+		return x
+	})
+	if err != nil {
+		return err
+	}
+	c, id, body := call.Caller, call.In.ID, call.In.Req
+	g, version, err := h.editable(r, c, id)
 	if err != nil {
 		return err
 	}
 	errs := validate.New()
-	id, _ := errs.Path("dataset_id", r.PathValue("dataset_id")).UUID(4)
-	readAppend(errs, raw, present, nil)
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, g, version, err := h.editable(r, id)
-	if err != nil {
-		return err
-	}
-	// Whether the rows fit the columns is known only now.
-	errs = validate.New()
-	rows := readAppend(errs, raw, present, g.Dataset.ColumnNames)
+	rows := readAppend(errs, body.Raw, body.Present, g.Dataset.ColumnNames)
 	if err := errs.Err(); err != nil {
 		return err
 	}
@@ -64,23 +65,19 @@ func (h *handlers) appendRows(w http.ResponseWriter, r *http.Request) error {
 // editable is the preamble of every content write, once the request is valid: the caller,
 // their grant on dataset id (404 without one), the right to edit (403), and the content
 // version the write must find, from If-Match (412 when the dataset changed since).
-func (h *handlers) editable(r *http.Request, id string) (auth.Caller, store.DatasetGrant, int64, error) {
-	c, err := base.Caller(r)
-	if err != nil {
-		return auth.Caller{}, store.DatasetGrant{}, 0, err
-	}
+func (h *handlers) editable(r *http.Request, c auth.Caller, id string) (store.DatasetGrant, int64, error) {
 	g, err := h.grant(r.Context(), c, id)
 	if err != nil {
-		return auth.Caller{}, store.DatasetGrant{}, 0, err
+		return store.DatasetGrant{}, 0, err
 	}
 	if !allowed(g.Role, "update") {
-		return auth.Caller{}, store.DatasetGrant{}, 0, errNoEdit
+		return store.DatasetGrant{}, 0, errNoEdit
 	}
 	version, err := ifMatch(r, g.Dataset.Version)
 	if err != nil {
-		return auth.Caller{}, store.DatasetGrant{}, 0, err
+		return store.DatasetGrant{}, 0, err
 	}
-	return c, g, version, nil
+	return g, version, nil
 }
 
 // readAppend reads the body of an append; columns is nil before the dataset is known.

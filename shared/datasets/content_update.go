@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/evalobs/evalapi/shared/httpapi"
+	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
 )
@@ -119,17 +119,12 @@ func readValues(v validate.Value) []namedValue {
 
 // updateContent is PATCH /v2/datasets/{dataset_id}/content.
 func (h *handlers) updateContent(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
+	call, err := base.Open(r, base.Opening{Body: true}, onDataset(readEdits))
 	if err != nil {
 		return err
 	}
-	errs := validate.New()
-	id, _ := errs.Path("dataset_id", r.PathValue("dataset_id")).UUID(4)
-	edits := readEdits(errs, raw, present)
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, g, version, err := h.editable(r, id)
+	c, id, edits := call.Caller, call.In.ID, call.In.Req
+	g, version, err := h.editable(r, c, id)
 	if err != nil {
 		return err
 	}
@@ -202,32 +197,38 @@ func editError(err error, edits []store.DatasetEdit, where [][]any) error {
 	return contentError(err)
 }
 
+// replaceIn is what a replacement of a dataset's content asks: the content of version
+// srcVersion of dataset srcID (this one, or another).
+type replaceIn struct {
+	id, srcID    string
+	srcVersion   int64
+	namesDataset bool // the body's dataset_id is not null
+}
+
 // replaceContent is PUT /v2/datasets/{dataset_id}/content: the original's RollbackRequest
 // ({"rollback_version": n}, this dataset's version n) or UpsertDatasetContentRequest
 // ({"dataset_id", "version_index"}: a version, the current one when null, of a dataset the
 // caller may read, this one or another) becomes the content, as the next version; 204.
 func (h *handlers) replaceContent(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
+	call, err := base.Open(r, base.Opening{Body: true}, func(in *base.Input) (x replaceIn) {
+		x.id, _ = in.Path("dataset_id").UUID(4)
+		if o, ok := in.Body().Required().Object(); ok {
+			x.namesDataset = o.Raw()["dataset_id"] != nil
+			if o.Has("rollback_version") || !o.Has("dataset_id") {
+				x.srcID = x.id
+				x.srcVersion, _ = o.Get("rollback_version").Required().Int(validate.Ge(1))
+			} else {
+				x.srcID, _ = o.Get("dataset_id").Required().UUID(4)
+				x.srcVersion, _ = o.Get("version_index").Nullable().Int(validate.Ge(1))
+			}
+		}
+		return x
+	})
 	if err != nil {
 		return err
 	}
-	errs := validate.New()
-	id, _ := errs.Path("dataset_id", r.PathValue("dataset_id")).UUID(4)
-	var srcID string
-	var srcVersion int64
-	if o, ok := errs.Body(raw, present).Required().Object(); ok {
-		if o.Has("rollback_version") || !o.Has("dataset_id") {
-			srcID = id
-			srcVersion, _ = o.Get("rollback_version").Required().Int(validate.Ge(1))
-		} else {
-			srcID, _ = o.Get("dataset_id").Required().UUID(4)
-			srcVersion, _ = o.Get("version_index").Nullable().Int(validate.Ge(1))
-		}
-	}
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, g, version, err := h.editable(r, id)
+	c, id, srcID, srcVersion := call.Caller, call.In.id, call.In.srcID, call.In.srcVersion
+	g, version, err := h.editable(r, c, id)
 	if err != nil {
 		return err
 	}
@@ -245,7 +246,7 @@ func (h *handlers) replaceContent(w http.ResponseWriter, r *http.Request) error 
 	_, st, err := store.GetDatasetVersion(r.Context(), h.Table, src, srcVersion)
 	if errors.Is(err, store.ErrNotFound) {
 		field := "rollback_version"
-		if srcID != id || raw.(map[string]any)["dataset_id"] != nil {
+		if srcID != id || call.In.namesDataset {
 			field = "version_index"
 		}
 		return validate.Single(validate.ValueError([]any{"body", field}, srcVersion, "the dataset has no such version"))

@@ -15,15 +15,11 @@ import (
 
 // getDataset is GET /v2/datasets/{dataset_id}.
 func (h *handlers) getDataset(w http.ResponseWriter, r *http.Request) error {
-	errs := validate.New()
-	id, _ := errs.Path("dataset_id", r.PathValue("dataset_id")).UUID(4)
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
+	call, err := base.Open(r, base.Opening{}, datasetID)
 	if err != nil {
 		return err
 	}
+	c, id := call.Caller, call.In
 	g, err := h.grant(r.Context(), c, id)
 	if err != nil {
 		return err
@@ -35,43 +31,11 @@ func (h *handlers) getDataset(w http.ResponseWriter, r *http.Request) error {
 // {"value", "append_suffix_if_duplicate"}) needs the rename right; draft (only false: a
 // draft is published) and column_mapping (accepted, not kept) the update right.
 func (h *handlers) patchDataset(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
+	call, err := base.Open(r, base.Opening{Body: true}, onDataset(readPatch))
 	if err != nil {
 		return err
 	}
-	errs := validate.New()
-	id, _ := errs.Path("dataset_id", r.PathValue("dataset_id")).UUID(4)
-	var name *string
-	var suffix bool
-	var draft *bool
-	if o, ok := errs.Body(raw, present).Required().Object(); ok {
-		nv := o.Get("name").Nullable()
-		if _, isObject := nv.Raw().(map[string]any); isObject {
-			if n, ok := nv.Object(); ok {
-				if s, ok := n.Get("value").Required().String(validate.MinLen(1), validate.MaxLen(maxNameLen)); ok {
-					name = &s
-				}
-				suffix, _ = n.Get("append_suffix_if_duplicate").Bool()
-			}
-		} else if s, ok := nv.String(validate.MinLen(1), validate.MaxLen(maxNameLen)); ok {
-			name = &s
-		}
-		if dv := o.Get("draft").Nullable(); dv.Present() && !dv.IsNull() {
-			if b, ok := dv.Bool(); ok && b {
-				dv.Add(validate.Literal(dv.Loc(), dv.Raw(), []string{"False"}))
-			} else if ok {
-				draft = &b
-			}
-		}
-		o.Get("column_mapping").Nullable().Dict()
-	}
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
-	if err != nil {
-		return err
-	}
+	c, id, name, suffix, draft := call.Caller, call.In.ID, call.In.Req.name, call.In.Req.suffix, call.In.Req.draft
 	g, err := h.grant(r.Context(), c, id)
 	if err != nil {
 		return err
@@ -93,18 +57,47 @@ func (h *handlers) patchDataset(w http.ResponseWriter, r *http.Request) error {
 	return h.writeDataset(r.Context(), w, c, d, g.Role)
 }
 
+// datasetPatch is what a PATCH of a dataset asks: a new name (with a suffix when it is
+// taken) and publication.
+type datasetPatch struct {
+	name   *string
+	suffix bool
+	draft  *bool
+}
+
+func readPatch(errs *validate.Errors, raw any, present bool) (p datasetPatch) {
+	if o, ok := errs.Body(raw, present).Required().Object(); ok {
+		nv := o.Get("name").Nullable()
+		if _, isObject := nv.Raw().(map[string]any); isObject {
+			if n, ok := nv.Object(); ok {
+				if s, ok := n.Get("value").Required().String(validate.MinLen(1), validate.MaxLen(maxNameLen)); ok {
+					p.name = &s
+				}
+				p.suffix, _ = n.Get("append_suffix_if_duplicate").Bool()
+			}
+		} else if s, ok := nv.String(validate.MinLen(1), validate.MaxLen(maxNameLen)); ok {
+			p.name = &s
+		}
+		if dv := o.Get("draft").Nullable(); dv.Present() && !dv.IsNull() {
+			if b, ok := dv.Bool(); ok && b {
+				dv.Add(validate.Literal(dv.Loc(), dv.Raw(), []string{"False"}))
+			} else if ok {
+				p.draft = &b
+			}
+		}
+		o.Get("column_mapping").Nullable().Dict()
+	}
+	return p
+}
+
 // deleteDataset is DELETE /v2/datasets/{dataset_id}: the dataset goes at once, its content
 // and shares in the background (as bulk deletion); the delete right.
 func (h *handlers) deleteDataset(w http.ResponseWriter, r *http.Request) error {
-	errs := validate.New()
-	id, _ := errs.Path("dataset_id", r.PathValue("dataset_id")).UUID(4)
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
+	call, err := base.Open(r, base.Opening{}, datasetID)
 	if err != nil {
 		return err
 	}
+	c, id := call.Caller, call.In
 	g, err := h.grant(r.Context(), c, id)
 	if err != nil {
 		return err

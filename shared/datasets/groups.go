@@ -24,16 +24,11 @@ type groupsResponse struct {
 // listGroups is GET /v2/datasets/{dataset_id}/groups (operation 7): the groups the dataset is
 // shared with, in sharing order, then by group id.
 func (h *handlers) listGroups(w http.ResponseWriter, r *http.Request) error {
-	errs := validate.New()
-	id, _ := errs.Path("dataset_id", r.PathValue("dataset_id")).UUID(4)
-	start, limit := errs.Page(r.URL.Query())
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
+	call, err := base.Open(r, base.Opening{}, readDatasetPage)
 	if err != nil {
 		return err
 	}
+	c, id, start, limit := call.Caller, call.In.id, call.In.start, call.In.limit
 	// The page is read while the caller's access is checked, and used only if it passes:
 	// one round trip less on every call.
 	type page struct {
@@ -85,15 +80,8 @@ func readRole(o validate.Obj) store.DatasetRole {
 	return store.DatasetRole(role)
 }
 
-// shareWithGroups is POST /v2/datasets/{dataset_id}/groups: [{"group_id", "role"}], all or
-// nothing. Only the owner (or an organization admin) shares.
-func (h *handlers) shareWithGroups(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
-	if err != nil {
-		return err
-	}
-	errs := validate.New()
-	id, _ := errs.Path("dataset_id", r.PathValue("dataset_id")).UUID(4)
+// readGroupShares reads the body of a share with groups: a list of group ids with roles.
+func readGroupShares(errs *validate.Errors, raw any, present bool) []newShare {
 	items, _ := errs.Body(raw, present).Required().List(validate.MinLen(1), validate.MaxLen(store.MaxDatasetGroupShares))
 	shares := make([]newShare, 0, len(items))
 	for _, item := range items {
@@ -104,14 +92,17 @@ func (h *handlers) shareWithGroups(w http.ResponseWriter, r *http.Request) error
 		gid, _ := o.Get("group_id").Required().UUID(0)
 		shares = append(shares, newShare{id: gid, role: readRole(o), loc: item.Loc()})
 	}
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
+	return shares
+}
+
+// shareWithGroups is POST /v2/datasets/{dataset_id}/groups: [{"group_id", "role"}], all or
+// nothing. Only the owner (or an organization admin) shares.
+func (h *handlers) shareWithGroups(w http.ResponseWriter, r *http.Request) error {
+	call, err := base.Open(r, base.Opening{Body: true}, onDataset(readGroupShares))
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
+	c, id, shares, ctx := call.Caller, call.In.ID, call.In.Req, r.Context()
 	g, err := h.grant(ctx, c, id)
 	if err != nil {
 		return err
@@ -127,7 +118,7 @@ func (h *handlers) shareWithGroups(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	errs = validate.New()
+	errs := validate.New()
 	for i, s := range shares {
 		switch {
 		case groups[s.id].ID == "":

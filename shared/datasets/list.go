@@ -53,48 +53,51 @@ func readActions(errs *validate.Errors, r *http.Request) []string {
 
 // listDatasets is GET /v2/datasets: the caller's datasets, newest first.
 func (h *handlers) listDatasets(w http.ResponseWriter, r *http.Request) error {
-	errs := validate.New()
-	start, limit := errs.Page(r.URL.Query())
-	actions := readActions(errs, r)
-	if err := errs.Err(); err != nil {
+	call, err := base.Open(r, base.Opening{}, readDatasetQuery)
+	if err != nil {
 		return err
 	}
-	return h.answerDatasets(w, r, nil, collection.Sort{Name: "created_at"}, actions, start, limit)
+	return h.answerDatasets(w, r, call.Caller, call.In)
 }
 
 // queryDatasets is POST /v2/datasets/query.
 func (h *handlers) queryDatasets(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
+	call, err := base.Open(r, base.Opening{Body: true}, readDatasetQuery)
 	if err != nil {
 		return err
 	}
-	errs := validate.New()
-	start, limit := errs.Page(r.URL.Query())
-	actions := readActions(errs, r)
-	var filters []collection.Filter
-	sort := collection.Sort{Name: "created_at"}
-	if present && raw != nil {
-		if o, ok := errs.Body(raw, present).Object(); ok {
-			filters = collection.ReadFilters(o.Get("filters"), datasetFilters)
-			sort = collection.ReadSort(o.Get("sort"), datasetSorts, sort)
+	return h.answerDatasets(w, r, call.Caller, call.In)
+}
+
+// datasetQuery is what a list of datasets asks: a page, of the datasets the caller may
+// do actions with, that pass the filters, sorted.
+type datasetQuery struct {
+	base.List
+	actions []string
+}
+
+// readDatasetQuery reads the page and the actions of the query, then the filters and the
+// sort of the body, when one was sent.
+func readDatasetQuery(in *base.Input) (q datasetQuery) {
+	q.Start, q.Limit = in.Page()
+	q.actions = readActions(in.Errs, in.Request())
+	q.Sort = collection.Sort{Name: "created_at"}
+	if in.Present && in.Raw != nil {
+		if o, ok := in.Body().Object(); ok {
+			q.Filters = collection.ReadFilters(o.Get("filters"), datasetFilters)
+			q.Sort = collection.ReadSort(o.Get("sort"), datasetSorts, q.Sort)
 		}
-	}
-	if err := errs.Err(); err != nil {
-		return err
 	}
 	// The sorts by a project's or a user's last use order by the last change: the service
 	// does not keep per-project or per-user use times.
-	if sort.Name == "project_last_used_at" || sort.Name == "last_edited_by_user_at" {
-		sort.Name = "updated_at"
+	if q.Sort.Name == "project_last_used_at" || q.Sort.Name == "last_edited_by_user_at" {
+		q.Sort.Name = "updated_at"
 	}
-	return h.answerDatasets(w, r, filters, sort, actions, start, limit)
+	return q
 }
 
-func (h *handlers) answerDatasets(w http.ResponseWriter, r *http.Request, filters []collection.Filter, sort collection.Sort, actions []string, start, limit int) error {
-	c, err := base.Caller(r)
-	if err != nil {
-		return err
-	}
+func (h *handlers) answerDatasets(w http.ResponseWriter, r *http.Request, c auth.Caller, q datasetQuery) error {
+	filters, sort, actions, start, limit := q.Filters, q.Sort, q.actions, q.Start, q.Limit
 	grants, err := h.visible(r.Context(), c)
 	if err != nil {
 		return err

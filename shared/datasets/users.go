@@ -22,18 +22,9 @@ type userShare struct {
 	raw      any // the item
 }
 
-// shareWithUsers is POST /v2/datasets/{dataset_id}/users: [{"user_id" | "user_email",
-// "role"}], all or nothing, answered with the new collaborators. Only the owner (or an
-// organization admin) shares; a user who has a role on the dataset already (the owner
-// included), the same user twice, or a user unknown in the organization is a 422 at that
-// item.
-func (h *handlers) shareWithUsers(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
-	if err != nil {
-		return err
-	}
-	errs := validate.New()
-	id, _ := errs.Path("dataset_id", r.PathValue("dataset_id")).UUID(4)
+// readUserShares reads the body of a share with users: a list of users, by id or e-mail,
+// with roles.
+func readUserShares(errs *validate.Errors, raw any, present bool) userShares {
 	items, _ := errs.Body(raw, present).Required().List(validate.MinLen(1), validate.MaxLen(store.MaxDatasetUserShares))
 	shares := make(userShares, 0, len(items))
 	for _, item := range items {
@@ -51,14 +42,20 @@ func (h *handlers) shareWithUsers(w http.ResponseWriter, r *http.Request) error 
 		}
 		shares = append(shares, s)
 	}
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
+	return shares
+}
+
+// shareWithUsers is POST /v2/datasets/{dataset_id}/users: [{"user_id" | "user_email",
+// "role"}], all or nothing, answered with the new collaborators. Only the owner (or an
+// organization admin) shares; a user who has a role on the dataset already (the owner
+// included), the same user twice, or a user unknown in the organization is a 422 at that
+// item.
+func (h *handlers) shareWithUsers(w http.ResponseWriter, r *http.Request) error {
+	call, err := base.Open(r, base.Opening{Body: true}, onDataset(readUserShares))
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
+	c, id, shares, ctx := call.Caller, call.In.ID, call.In.Req, r.Context()
 	g, err := h.grant(ctx, c, id)
 	if err != nil {
 		return err

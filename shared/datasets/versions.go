@@ -49,42 +49,37 @@ var versionSorts = []collection.SortSpec{{Name: "version_index", SortType: "colu
 
 // listVersions is GET /v2/datasets/{dataset_id}/versions: newest first, a page at a time.
 func (h *handlers) listVersions(w http.ResponseWriter, r *http.Request) error {
-	errs := validate.New()
-	id, _ := errs.Path("dataset_id", r.PathValue("dataset_id")).UUID(4)
-	start, limit := errs.Page(r.URL.Query())
-	if err := errs.Err(); err != nil {
+	call, err := base.Open(r, base.Opening{}, readDatasetPage)
+	if err != nil {
 		return err
 	}
-	return h.answerVersions(w, r, id, collection.Sort{Name: "version_index"}, start, limit)
+	return h.answerVersions(w, r, call.Caller, call.In, collection.Sort{Name: "version_index"})
 }
 
 // queryVersions is POST /v2/datasets/{dataset_id}/versions/query: {"sort": {"name":
 // "version_index", "ascending": ...}} (newest first when absent).
 func (h *handlers) queryVersions(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
+	type query struct {
+		page datasetPage
+		sort collection.Sort
+	}
+	call, err := base.Open(r, base.Opening{Body: true}, func(in *base.Input) (q query) {
+		q.page, q.sort = readDatasetPage(in), collection.Sort{Name: "version_index"}
+		if in.Present && in.Raw != nil {
+			if o, ok := in.Body().Object(); ok {
+				q.sort = collection.ReadSort(o.Get("sort"), versionSorts, q.sort)
+			}
+		}
+		return q
+	})
 	if err != nil {
 		return err
 	}
-	errs := validate.New()
-	id, _ := errs.Path("dataset_id", r.PathValue("dataset_id")).UUID(4)
-	start, limit := errs.Page(r.URL.Query())
-	sort := collection.Sort{Name: "version_index"}
-	if present && raw != nil {
-		if o, ok := errs.Body(raw, present).Object(); ok {
-			sort = collection.ReadSort(o.Get("sort"), versionSorts, sort)
-		}
-	}
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	return h.answerVersions(w, r, id, sort, start, limit)
+	return h.answerVersions(w, r, call.Caller, call.In.page, call.In.sort)
 }
 
-func (h *handlers) answerVersions(w http.ResponseWriter, r *http.Request, id string, sort collection.Sort, start, limit int) error {
-	c, err := base.Caller(r)
-	if err != nil {
-		return err
-	}
+func (h *handlers) answerVersions(w http.ResponseWriter, r *http.Request, c auth.Caller, p datasetPage, sort collection.Sort) error {
+	id, start, limit := p.id, p.start, p.limit
 	if _, err := h.grant(r.Context(), c, id); err != nil {
 		return err
 	}
@@ -129,62 +124,63 @@ func (h *handlers) usersOf(r *http.Request, c auth.Caller, ids []string) (map[st
 }
 
 // readVersionPath reads the path of one version.
-func readVersionPath(errs *validate.Errors, r *http.Request) (string, int64) {
-	id, _ := errs.Path("dataset_id", r.PathValue("dataset_id")).UUID(4)
-	v, _ := errs.Path("version_index", r.PathValue("version_index")).Int(validate.Ge(1))
-	return id, v
+func readVersionPath(in *base.Input) (p datasetPage) {
+	p.id, _ = in.Path("dataset_id").UUID(4)
+	p.version, _ = in.Path("version_index").Int(validate.Ge(1))
+	return p
 }
 
 // versionContent is GET /v2/datasets/{dataset_id}/versions/{version_index}/content: a page
 // of that version's rows, as operation 6 answers the current version's.
 func (h *handlers) versionContent(w http.ResponseWriter, r *http.Request) error {
-	errs := validate.New()
-	id, v := readVersionPath(errs, r)
-	start, limit := errs.Page(r.URL.Query())
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
+	call, err := base.Open(r, base.Opening{}, func(in *base.Input) datasetPage {
+		p := readVersionPath(in)
+		p.start, p.limit = in.Page()
+		return p
+	})
 	if err != nil {
 		return err
 	}
-	g, err := h.grant(r.Context(), c, id)
+	p := call.In
+	g, err := h.grant(r.Context(), call.Caller, p.id)
 	if err != nil {
 		return err
 	}
-	_, st, err := store.GetDatasetVersion(r.Context(), h.Table, g.Dataset, v)
+	_, st, err := store.GetDatasetVersion(r.Context(), h.Table, g.Dataset, p.version)
 	if errors.Is(err, store.ErrNotFound) {
 		return httpapi.NotFound("Dataset version")
 	}
 	if err != nil {
 		return err
 	}
-	return h.servePage(w, r, g.Dataset, st, start, limit)
+	return h.servePage(w, r, g.Dataset, st, p.start, p.limit)
 }
 
 // nameVersion is PATCH /v2/datasets/{dataset_id}/versions/{version_index}: {"name": ...}
 // (null removes the name); an editor's right.
 func (h *handlers) nameVersion(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
-	if err != nil {
-		return err
+	type naming struct {
+		version datasetPage
+		name    *string
 	}
-	errs := validate.New()
-	id, v := readVersionPath(errs, r)
-	var name *string
-	if o, ok := errs.Body(raw, present).Required().Object(); ok {
-		if s, ok := o.Get("name").Nullable().String(validate.MinLen(1), validate.MaxLen(maxNameLen)); ok {
-			name = &s
+	call, err := base.Open(r, base.Opening{Body: true}, func(in *base.Input) (x naming) {
+		x.version = readVersionPath(in)
+		if o, ok := in.Body().Required().Object(); ok {
+			if s, ok := o.Get("name").Nullable().String(validate.MinLen(1), validate.MaxLen(maxNameLen)); ok {
+				x.name = &s
+			}
 		}
-	}
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, g, _, err := h.editable(r, id)
+		return x
+	})
 	if err != nil {
 		return err
 	}
-	rec, err := store.NameDatasetVersion(r.Context(), h.Table, g.Dataset, v, name)
+	c, v := call.Caller, call.In.version
+	g, _, err := h.editable(r, c, v.id)
+	if err != nil {
+		return err
+	}
+	rec, err := store.NameDatasetVersion(r.Context(), h.Table, g.Dataset, v.version, call.In.name)
 	if errors.Is(err, store.ErrNotFound) {
 		return httpapi.NotFound("Dataset version")
 	}

@@ -67,39 +67,40 @@ type compareResponse struct {
 	NextStartingToken *int                `json:"next_starting_token"`
 }
 
-// compare is POST /v2/projects/{project_id}/experiments/compare with
-// {experiment_ids: [2..10 ids], starting_token, limit}.
-func (h *handlers) compare(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
-	if err != nil {
-		return err
-	}
-	errs := validate.New()
-	projectID, _ := errs.Path("project_id", r.PathValue("project_id")).UUID(4)
-	var ids []string
-	start, limit := 0, defaultCompareRows
+// compareRequest is the body of a comparison: the experiments (once each), and the page.
+type compareRequest struct {
+	ids          []string
+	start, limit int
+}
+
+func readCompare(errs *validate.Errors, raw any, present bool) compareRequest {
+	req := compareRequest{limit: defaultCompareRows}
 	if o, ok := errs.Body(raw, present).Required().Object(); ok {
 		items, _ := o.Get("experiment_ids").Required().List(validate.MinLen(2), validate.MaxLen(maxCompared))
 		for _, it := range items {
-			if id, ok := it.UUID(4); ok && !slices.Contains(ids, id) {
-				ids = append(ids, id)
+			if id, ok := it.UUID(4); ok && !slices.Contains(req.ids, id) {
+				req.ids = append(req.ids, id)
 			}
 		}
 		if n, ok := o.Get("starting_token").Nullable().Int(validate.Ge(0)); ok {
-			start = int(n)
+			req.start = int(n)
 		}
 		if n, ok := o.Get("limit").Nullable().Int(validate.Ge(1), validate.Le(maxCompareRows)); ok {
-			limit = int(n)
+			req.limit = int(n)
 		}
 	}
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
+	return req
+}
+
+// compare is POST /v2/projects/{project_id}/experiments/compare with
+// {experiment_ids: [2..10 ids], starting_token, limit}.
+func (h *handlers) compare(w http.ResponseWriter, r *http.Request) error {
+	call, err := base.Open(r, base.Opening{Body: true}, base.ByID("project_id", 4, readCompare))
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
+	c, projectID, ctx := call.Caller, call.In.ID, r.Context()
+	ids, start, limit := call.In.Req.ids, call.In.Req.start, call.In.Req.limit
 	if _, err := h.Project(ctx, c, projectID); err != nil {
 		return err
 	}

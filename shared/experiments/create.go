@@ -20,21 +20,11 @@ import (
 // dataset of the caller's organization; its name is the dataset's unless the body gives
 // one. The answer is the new experiment as operation 12 lists it (no trace yet).
 func (h *handlers) create(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
+	call, err := base.Open(r, base.Opening{Body: true}, base.ByID("project_id", 4, readCreate))
 	if err != nil {
 		return err
 	}
-	errs := validate.New()
-	projectID, _ := errs.Path("project_id", r.PathValue("project_id")).UUID(4)
-	req := readCreate(errs, raw, present)
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
-	if err != nil {
-		return err
-	}
-	ctx := r.Context()
+	c, projectID, req, ctx := call.Caller, call.In.ID, call.In.Req, r.Context()
 	if _, err := h.Project(ctx, c, projectID); err != nil {
 		return err
 	}

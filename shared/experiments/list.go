@@ -7,7 +7,6 @@ import (
 	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
-	"github.com/evalobs/evalapi/shared/validate"
 )
 
 // list is operation 12: GET /v2/projects/{project_id}/experiments[?include_counts=true].
@@ -15,17 +14,15 @@ import (
 // query of its experiments at once, then the creators and the run summaries at once, each a
 // single batch read (which the DynamoDB adapter splits at 100 keys).
 func (h *handlers) list(w http.ResponseWriter, r *http.Request) error {
-	errs := validate.New()
-	projectID, _ := errs.Path("project_id", r.PathValue("project_id")).UUID(4)
-	withCounts, _ := errs.Query(r.URL.Query(), "include_counts").Bool()
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
+	call, err := base.Open(r, base.Opening{}, func(in *base.Input) (q base.Keyed[bool]) {
+		q.ID, _ = in.Path("project_id").UUID(4)
+		q.Req, _ = in.Query("include_counts").Bool()
+		return q
+	})
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
+	c, projectID, withCounts, ctx := call.Caller, call.In.ID, call.In.Req, r.Context()
 	var exps []store.Experiment
 	var listErr error
 	done := make(chan struct{})

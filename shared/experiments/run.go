@@ -74,25 +74,28 @@ func jobOut(j store.ExperimentJob, sum store.RunSummary) jobResponse {
 	return out
 }
 
-// experiment reads the path's experiment of the caller's project.
-func (h *handlers) experiment(r *http.Request, errs *validate.Errors) (store.Experiment, auth.Caller, error) {
-	projectID, _ := errs.Path("project_id", r.PathValue("project_id")).UUID(4)
-	id, _ := errs.Path("experiment_id", r.PathValue("experiment_id")).UUID(4)
-	if err := errs.Err(); err != nil {
-		return store.Experiment{}, auth.Caller{}, err
+// experimentRef names an experiment (and one of its jobs) by the path.
+type experimentRef struct {
+	projectID, id, jobID string
+}
+
+// readExperimentPath reads the path of one experiment.
+func readExperimentPath(in *base.Input) (ref experimentRef) {
+	ref.projectID, _ = in.Path("project_id").UUID(4)
+	ref.id, _ = in.Path("experiment_id").UUID(4)
+	return ref
+}
+
+// experiment reads the experiment ref names of the caller's project.
+func (h *handlers) experiment(ctx context.Context, c auth.Caller, ref experimentRef) (store.Experiment, error) {
+	if _, err := h.Project(ctx, c, ref.projectID); err != nil {
+		return store.Experiment{}, err
 	}
-	c, err := base.Caller(r)
-	if err != nil {
-		return store.Experiment{}, c, err
-	}
-	if _, err := h.Project(r.Context(), c, projectID); err != nil {
-		return store.Experiment{}, c, err
-	}
-	e, err := store.GetExperiment(r.Context(), h.Table, c.OrgID, projectID, id)
+	e, err := store.GetExperiment(ctx, h.Table, c.OrgID, ref.projectID, ref.id)
 	if errors.Is(err, store.ErrNotFound) {
-		return e, c, httpapi.NotFound("Experiment")
+		return e, httpapi.NotFound("Experiment")
 	}
-	return e, c, err
+	return e, err
 }
 
 // startJob starts a job of e and maps the runner's refusals to the error contract.
@@ -114,22 +117,28 @@ func (h *handlers) startJob(ctx context.Context, c auth.Caller, e store.Experime
 // start is POST /v2/projects/{project_id}/experiments/{experiment_id}/start: a new job over
 // the experiment's dataset (body optional: token_budget).
 func (h *handlers) start(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
-	if err != nil {
-		return err
+	type startIn struct {
+		ref    experimentRef
+		budget int64
 	}
-	errs := validate.New()
-	var budget int64
-	if present && raw != nil {
-		if o, ok := errs.Body(raw, present).Object(); ok {
-			budget, _ = o.Get("token_budget").Nullable().Int(validate.Ge(1))
+	call, err := base.Open(r, base.Opening{Body: true}, func(in *base.Input) (x startIn) {
+		// The body before the path: its problems come first in the 422 (as they always did).
+		if in.Present && in.Raw != nil {
+			if o, ok := in.Body().Object(); ok {
+				x.budget, _ = o.Get("token_budget").Nullable().Int(validate.Ge(1))
+			}
 		}
-	}
-	e, c, err := h.experiment(r, errs)
+		x.ref = readExperimentPath(in)
+		return x
+	})
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
+	c, budget, ctx := call.Caller, call.In.budget, r.Context()
+	e, err := h.experiment(ctx, c, call.In.ref)
+	if err != nil {
+		return err
+	}
 	if err := auth.RequireWrite(ctx); err != nil {
 		return err
 	}
@@ -141,20 +150,19 @@ func (h *handlers) start(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// job reads the path's job of the path's experiment: the project, the experiment, the job
-// and the run summary at once (one wave).
+// job is the opening of the job routes (base.Open) and their access step: the path's job
+// of the path's experiment, with the project, the experiment, the job and the run summary
+// read at once (one wave).
 func (h *handlers) job(r *http.Request) (store.ExperimentJob, store.RunSummary, auth.Caller, error) {
-	errs := validate.New()
-	projectID, _ := errs.Path("project_id", r.PathValue("project_id")).UUID(4)
-	expID, _ := errs.Path("experiment_id", r.PathValue("experiment_id")).UUID(4)
-	jobID, _ := errs.Path("job_id", r.PathValue("job_id")).UUID(4)
-	if err := errs.Err(); err != nil {
-		return store.ExperimentJob{}, store.RunSummary{}, auth.Caller{}, err
-	}
-	c, err := base.Caller(r)
+	call, err := base.Open(r, base.Opening{}, func(in *base.Input) experimentRef {
+		ref := readExperimentPath(in)
+		ref.jobID, _ = in.Path("job_id").UUID(4)
+		return ref
+	})
 	if err != nil {
-		return store.ExperimentJob{}, store.RunSummary{}, c, err
+		return store.ExperimentJob{}, store.RunSummary{}, call.Caller, err
 	}
+	c, projectID, expID, jobID := call.Caller, call.In.projectID, call.In.id, call.In.jobID
 	var j store.ExperimentJob
 	var sums map[string]store.RunSummary
 	// Each read returns its error: the first that is not a cancellation is answered.

@@ -185,26 +185,31 @@ func templateOut(p store.PromptTemplate, versions []store.PromptTemplateVersion,
 	return out
 }
 
+// newTemplate is the body of a new template: its name, whether it is hidden, and its
+// first version.
+type newTemplate struct {
+	version templateVersionIn
+	name    string
+	hidden  bool
+}
+
+func readNewTemplate(errs *validate.Errors, raw any, present bool) (t newTemplate) {
+	if o, ok := errs.Body(raw, present).Required().Object(); ok {
+		t.version = readTemplateVersion(o)
+		t.name, _ = o.Get("name").Required().String(validate.MinLen(1), validate.MaxLen(maxNameLen))
+		t.hidden, _ = o.Get("hidden").Nullable().Bool()
+	}
+	return t
+}
+
 // createTemplate is POST /v2/projects/{project_id}/templates: a template with its version 0.
 func (h *handlers) createTemplate(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
+	call, err := base.Open(r, base.Opening{Body: true}, base.ByID("project_id", 4, readNewTemplate))
 	if err != nil {
 		return err
 	}
-	errs := validate.New()
-	projectID, _ := errs.Path("project_id", r.PathValue("project_id")).UUID(4)
-	var in templateVersionIn
-	var name string
-	var hidden bool
-	if o, ok := errs.Body(raw, present).Required().Object(); ok {
-		in = readTemplateVersion(o)
-		name, _ = o.Get("name").Required().String(validate.MinLen(1), validate.MaxLen(maxNameLen))
-		hidden, _ = o.Get("hidden").Nullable().Bool()
-	}
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, ctx := h.caller(r)
+	c, projectID, ctx := call.Caller, call.In.ID, r.Context()
+	in, name, hidden := call.In.Req.version, call.In.Req.name, call.In.Req.hidden
 	if _, err := h.Project(ctx, c, projectID); err != nil {
 		return err
 	}
@@ -230,67 +235,14 @@ func (h *handlers) createTemplate(w http.ResponseWriter, r *http.Request) error 
 	return nil
 }
 
-// caller is the request's caller and context (the middleware guarantees the caller).
-func (h *handlers) caller(r *http.Request) (auth.Caller, context.Context) {
-	c, _ := auth.CallerFrom(r.Context())
-	return c, r.Context()
-}
-
-// template reads the path's template of the caller's project with its versions: the
-// project, the template and its versions at once (one wave).
-func (h *handlers) template(r *http.Request, errs *validate.Errors) (store.PromptTemplate, []store.PromptTemplateVersion, auth.Caller, error) {
-	projectID, _ := errs.Path("project_id", r.PathValue("project_id")).UUID(4)
-	id, _ := errs.Path("template_id", r.PathValue("template_id")).UUID(4)
-	if err := errs.Err(); err != nil {
-		return store.PromptTemplate{}, nil, auth.Caller{}, err
-	}
-	c, err := base.Caller(r)
-	if err != nil {
-		return store.PromptTemplate{}, nil, c, err
-	}
-	var p store.PromptTemplate
-	var vs []store.PromptTemplateVersion
-	// Each read returns its error: the first that is not a cancellation is answered.
-	err = base.Concurrently(r.Context(),
-		func(ctx context.Context) error { _, err := h.Project(ctx, c, projectID); return err },
-		func(ctx context.Context) (err error) {
-			p, err = store.GetPromptTemplate(ctx, h.Table, c.OrgID, projectID, id)
-			if errors.Is(err, store.ErrNotFound) {
-				return httpapi.NotFound("Prompt template")
-			}
-			return err
-		},
-		func(ctx context.Context) (err error) {
-			vs, err = store.PromptTemplateVersions(ctx, h.Table, id)
-			return err
-		})
-	return p, vs, c, err
-}
-
-// creators reads the users who created the templates and versions.
-func (h *handlers) creators(ctx context.Context, orgID string, ids ...string) (map[string]store.User, error) {
-	users, err := store.OrgUsers(ctx, h.Table, orgID, ids)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]store.User, len(users))
-	for _, u := range users {
-		out[u.ID] = u
-	}
-	return out, nil
-}
-
-func versionCreators(p store.PromptTemplate, vs []store.PromptTemplateVersion) []string {
-	ids := []string{p.CreatedBy}
-	for _, v := range vs {
-		ids = append(ids, v.CreatedBy)
-	}
-	return ids
-}
-
 // getTemplate is GET /v2/projects/{project_id}/templates/{template_id}.
 func (h *handlers) getTemplate(w http.ResponseWriter, r *http.Request) error {
-	p, vs, c, err := h.template(r, validate.New())
+	call, err := base.Open(r, base.Opening{}, readTemplatePath)
+	if err != nil {
+		return err
+	}
+	c := call.Caller
+	p, vs, err := h.template(r.Context(), c, call.In)
 	if err != nil {
 		return err
 	}
@@ -304,14 +256,13 @@ func (h *handlers) getTemplate(w http.ResponseWriter, r *http.Request) error {
 
 // listTemplates is GET /v2/projects/{project_id}/templates, newest first.
 func (h *handlers) listTemplates(w http.ResponseWriter, r *http.Request) error {
-	errs := validate.New()
-	projectID, _ := errs.Path("project_id", r.PathValue("project_id")).UUID(4)
-	if err := errs.Err(); err != nil {
+	call, err := base.Open(r, base.Opening{}, base.PathID("project_id", 4))
+	if err != nil {
 		return err
 	}
-	c, ctx := h.caller(r)
+	c, projectID, ctx := call.Caller, call.In, r.Context()
 	var ps []store.PromptTemplate
-	err := base.Concurrently(ctx,
+	err = base.Concurrently(ctx,
 		func(ctx context.Context) error { _, err := h.Project(ctx, c, projectID); return err },
 		func(ctx context.Context) (err error) {
 			ps, err = store.ListPromptTemplates(ctx, h.Table, c.OrgID, projectID)
@@ -351,20 +302,26 @@ func (h *handlers) listTemplates(w http.ResponseWriter, r *http.Request) error {
 // addTemplateVersion is POST /v2/projects/{project_id}/templates/{template_id}/versions:
 // the next number, selected. A `version` in the body is ignored (numbers are the service's).
 func (h *handlers) addTemplateVersion(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
+	type versionIn struct {
+		ref  templateRef
+		body templateVersionIn
+	}
+	call, err := base.Open(r, base.Opening{Body: true}, func(in *base.Input) (x versionIn) {
+		// The body before the path: its problems come first in the 422 (as they always did).
+		if o, ok := in.Body().Required().Object(); ok {
+			x.body = readTemplateVersion(o)
+		}
+		x.ref = readTemplatePath(in)
+		return x
+	})
 	if err != nil {
 		return err
 	}
-	errs := validate.New()
-	var in templateVersionIn
-	if o, ok := errs.Body(raw, present).Required().Object(); ok {
-		in = readTemplateVersion(o)
-	}
-	p, vs, c, err := h.template(r, errs)
+	c, in, ctx := call.Caller, call.In.body, r.Context()
+	p, vs, err := h.template(ctx, c, call.In.ref)
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
 	if err := auth.RequireWrite(ctx); err != nil {
 		return err
 	}
@@ -392,17 +349,14 @@ func (h *handlers) addTemplateVersion(w http.ResponseWriter, r *http.Request) er
 	return nil
 }
 
-// versionIndex reads the path's version number.
-func versionIndex(errs *validate.Errors, r *http.Request) int64 {
-	n, _ := errs.Path("version", r.PathValue("version")).Int(validate.Ge(0))
-	return n
-}
-
 // getTemplateVersion is GET /v2/projects/{project_id}/templates/{template_id}/versions/{version}.
 func (h *handlers) getTemplateVersion(w http.ResponseWriter, r *http.Request) error {
-	errs := validate.New()
-	n := versionIndex(errs, r)
-	p, vs, c, err := h.template(r, errs)
+	call, err := base.Open(r, base.Opening{}, readVersionPath)
+	if err != nil {
+		return err
+	}
+	c, n := call.Caller, call.In.version
+	p, vs, err := h.template(r.Context(), c, call.In)
 	if err != nil {
 		return err
 	}
@@ -428,9 +382,12 @@ func (h *handlers) getTemplateVersion(w http.ResponseWriter, r *http.Request) er
 // selectTemplateVersion is PUT /v2/projects/{project_id}/templates/{template_id}/versions/{version}:
 // that version becomes the selected one; the answer is the template.
 func (h *handlers) selectTemplateVersion(w http.ResponseWriter, r *http.Request) error {
-	errs := validate.New()
-	n := versionIndex(errs, r)
-	p, vs, c, err := h.template(r, errs)
+	call, err := base.Open(r, base.Opening{}, readVersionPath)
+	if err != nil {
+		return err
+	}
+	c, n := call.Caller, call.In.version
+	p, vs, err := h.template(r.Context(), c, call.In)
 	if err != nil {
 		return err
 	}

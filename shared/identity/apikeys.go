@@ -38,15 +38,11 @@ func apiKeyOut(k store.APIKey) apiKeyResponse {
 
 // createAPIKey is POST /v2/api_keys: {"description", "expires_at"} for the caller.
 func (h *handlers) createAPIKey(w http.ResponseWriter, r *http.Request) error {
-	c, err := base.Caller(r)
+	call, err := base.Open(r, base.Opening{Body: true}, base.ReadBody(h.readNewAPIKey))
 	if err != nil {
 		return err
 	}
-	description, expires, err := h.readNewAPIKey(r)
-	if err != nil {
-		return err
-	}
-
+	c, description, expires := call.Caller, call.In.description, call.In.expires
 	key, rec, err := h.Auth.CreateAPIKey(r.Context(), c.OrgID, c.UserID, description, expires)
 	if err != nil {
 		return err
@@ -56,27 +52,26 @@ func (h *handlers) createAPIKey(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (h *handlers) readNewAPIKey(r *http.Request) (string, *time.Time, error) {
-	raw, present, err := httpapi.DecodeBody(r, 0)
-	if err != nil {
-		return "", nil, err
-	}
-	errs := validate.New()
-	var description string
-	var expires *time.Time
+// newAPIKey is the body of a new API key.
+type newAPIKey struct {
+	description string
+	expires     *time.Time
+}
+
+func (h *handlers) readNewAPIKey(errs *validate.Errors, raw any, present bool) (k newAPIKey) {
 	if body, ok := errs.Body(raw, present).Required().Object(); ok {
-		description, _ = body.Get("description").Required().String(validate.MinLen(1), validate.MaxLen(255))
+		k.description, _ = body.Get("description").Required().String(validate.MinLen(1), validate.MaxLen(255))
 		v := body.Get("expires_at").Nullable()
 		if t, ok := v.Datetime(); ok {
 			if !t.After(h.Now()) {
 				v.Fail("expires_at must be in the future")
 			} else {
 				t = t.UTC()
-				expires = &t
+				k.expires = &t
 			}
 		}
 	}
-	return description, expires, errs.Err()
+	return k
 }
 
 // listAPIKeys is GET /v2/api_keys: the caller's keys, oldest first.
@@ -103,16 +98,11 @@ func (h *handlers) listAPIKeys(w http.ResponseWriter, r *http.Request) error {
 // anyone else's key is not found. The key stops working here at once and on other
 // instances within MaxAPIKeyCacheTTL.
 func (h *handlers) revokeAPIKey(w http.ResponseWriter, r *http.Request) error {
-	c, err := base.Caller(r)
+	call, err := base.Open(r, base.Opening{}, base.PathID("api_key_id", 4))
 	if err != nil {
 		return err
 	}
-	errs := validate.New()
-	id, _ := errs.Path("api_key_id", r.PathValue("api_key_id")).UUID(4)
-	if err := errs.Err(); err != nil {
-		return err
-	}
-
+	c, id := call.Caller, call.In
 	k, err := store.RevokeAPIKey(r.Context(), h.Table, c.UserID, id, h.Stamp())
 	if errors.Is(err, store.ErrNotFound) {
 		return httpapi.NotFound("API key")

@@ -6,7 +6,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
@@ -33,30 +32,21 @@ func groupOut(g store.Group) groupResponse {
 // createGroup is POST /v2/groups: an organization admin creates a group; names are unique
 // in the organization, case-insensitively.
 func (h *handlers) createGroup(w http.ResponseWriter, r *http.Request) error {
-	c, err := base.Caller(r)
-	if err != nil {
-		return err
-	}
-	raw, present, err := httpapi.DecodeBody(r, 0)
-	if err != nil {
-		return err
-	}
-	errs := validate.New()
-	g := store.Group{Visibility: store.GroupPublic}
-	if body, ok := errs.Body(raw, present).Required().Object(); ok {
-		g.Name, _ = body.Get("name").Required().String(validate.MinLen(1), validate.MaxLen(255))
-		g.Description, _ = body.Get("description").Nullable().String(validate.MaxLen(2000))
-		if v, ok := body.Get("visibility").Enum(store.GroupPublic, store.GroupPrivate, store.GroupHidden); ok {
-			g.Visibility = v
+	call, err := base.Open(r, base.Opening{Body: true, Admin: true}, func(in *base.Input) store.Group {
+		g := store.Group{Visibility: store.GroupPublic}
+		if body, ok := in.Body().Required().Object(); ok {
+			g.Name, _ = body.Get("name").Required().String(validate.MinLen(1), validate.MaxLen(255))
+			g.Description, _ = body.Get("description").Nullable().String(validate.MaxLen(2000))
+			if v, ok := body.Get("visibility").Enum(store.GroupPublic, store.GroupPrivate, store.GroupHidden); ok {
+				g.Visibility = v
+			}
 		}
-	}
-	if err := errs.Err(); err != nil {
+		return g
+	})
+	if err != nil {
 		return err
 	}
-	if err := auth.RequireAdmin(r.Context()); err != nil {
-		return err
-	}
-
+	c, g := call.Caller, call.In
 	g.ID, g.OrgID, g.CreatedBy, g.CreatedAt = uuid.NewString(), c.OrgID, c.UserID, h.Stamp()
 	err = store.CreateGroup(r.Context(), h.Table, g)
 	if errors.Is(err, store.ErrAlreadyExists) {
@@ -71,16 +61,11 @@ func (h *handlers) createGroup(w http.ResponseWriter, r *http.Request) error {
 
 // getGroup is GET /v2/groups/{group_id}.
 func (h *handlers) getGroup(w http.ResponseWriter, r *http.Request) error {
-	c, err := base.Caller(r)
+	call, err := base.Open(r, base.Opening{}, base.PathID("group_id", 4))
 	if err != nil {
 		return err
 	}
-	errs := validate.New()
-	id, _ := errs.Path("group_id", r.PathValue("group_id")).UUID(4)
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	g, err := store.GetGroup(r.Context(), h.Table, c.OrgID, id)
+	g, err := store.GetGroup(r.Context(), h.Table, call.Caller.OrgID, call.In)
 	if errors.Is(err, store.ErrNotFound) {
 		return httpapi.NotFound("Group")
 	}

@@ -60,16 +60,11 @@ func (h *handlers) currentUser(w http.ResponseWriter, r *http.Request) error {
 
 // getUser is GET /v2/users/{user_id}: a user of the caller's organization.
 func (h *handlers) getUser(w http.ResponseWriter, r *http.Request) error {
-	c, err := base.Caller(r)
+	call, err := base.Open(r, base.Opening{}, base.PathID("user_id", 4))
 	if err != nil {
 		return err
 	}
-	errs := validate.New()
-	id, _ := errs.Path("user_id", r.PathValue("user_id")).UUID(4)
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	u, err := store.OrgUser(r.Context(), h.Table, c.OrgID, id)
+	u, err := store.OrgUser(r.Context(), h.Table, call.Caller.OrgID, call.In)
 	if errors.Is(err, store.ErrNotFound) {
 		return httpapi.NotFound("User")
 	}
@@ -85,12 +80,7 @@ type newUser struct {
 	email, first, last, role, password string
 }
 
-func readNewUser(r *http.Request) (newUser, error) {
-	raw, present, err := httpapi.DecodeBody(r, 0)
-	if err != nil {
-		return newUser{}, err
-	}
-	errs := validate.New()
+func readNewUser(errs *validate.Errors, raw any, present bool) newUser {
 	var n newUser
 	if body, ok := errs.Body(raw, present).Required().Object(); ok {
 		n.email, _ = readEmail(body.Get("email").Required())
@@ -102,7 +92,7 @@ func readNewUser(r *http.Request) (newUser, error) {
 		}
 		n.password, _ = body.Get("password").Nullable().String(validate.MinLen(8), validate.MaxLen(auth.MaxPasswordLen))
 	}
-	return n, errs.Err()
+	return n
 }
 
 // readEmail reads an e-mail address (validate's EmailStr rules), normalised for storage.
@@ -114,19 +104,11 @@ func readEmail(v validate.Value) (string, bool) {
 // createUser is POST /v2/users: an organization admin adds a user, with a password or as
 // invited (no password: the user cannot log in until one is set).
 func (h *handlers) createUser(w http.ResponseWriter, r *http.Request) error {
-	c, err := base.Caller(r)
+	call, err := base.Open(r, base.Opening{Body: true, Admin: true}, base.ReadBody(readNewUser))
 	if err != nil {
 		return err
 	}
-	n, err := readNewUser(r)
-	if err != nil {
-		return err
-	}
-	if err := auth.RequireAdmin(r.Context()); err != nil {
-		return err
-	}
-
-	now := h.Stamp()
+	c, n, now := call.Caller, call.In, h.Stamp()
 	u := store.User{ID: uuid.NewString(), OrgID: c.OrgID, Email: n.email, FirstName: n.first, LastName: n.last,
 		Role: n.role, State: store.UserInvited, CreatedAt: now, UpdatedAt: now}
 	var hash string

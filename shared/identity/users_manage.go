@@ -15,10 +15,11 @@ import (
 type userUpdate struct {
 	change      store.UserChange
 	adminFields bool // role or state: an admin's change
+	body        any  // as sent
 }
 
 func readUserUpdate(errs *validate.Errors, raw any, present bool) userUpdate {
-	var u userUpdate
+	u := userUpdate{body: raw}
 	body, ok := errs.Body(raw, present).Required().Object()
 	if !ok {
 		return u
@@ -46,20 +47,11 @@ func readUserUpdate(errs *validate.Errors, raw any, present bool) userUpdate {
 // session of theirs at once (their tokens are refused within auth.StalenessBound on other
 // instances); reactivating one without a password makes them invited again.
 func (h *handlers) updateUser(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
+	call, err := base.Open(r, base.Opening{Body: true}, base.ByID("user_id", 4, readUserUpdate))
 	if err != nil {
 		return err
 	}
-	errs := validate.New()
-	id, _ := errs.Path("user_id", r.PathValue("user_id")).UUID(4)
-	upd := readUserUpdate(errs, raw, present)
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
-	if err != nil {
-		return err
-	}
+	c, id, upd := call.Caller, call.In.ID, call.In.Req
 	if id != c.UserID || upd.adminFields {
 		if err := auth.RequireAdmin(r.Context()); err != nil {
 			return err
@@ -73,7 +65,7 @@ func (h *handlers) updateUser(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if id == c.UserID && upd.adminFields {
-		return validate.Single(validate.ValueError([]any{"body"}, raw, "you cannot change your own role or state"))
+		return validate.Single(validate.ValueError([]any{"body"}, upd.body, "you cannot change your own role or state"))
 	}
 	if s := upd.change.State; s != nil && *s == store.UserActive && a.PasswordHash == "" {
 		invited := store.UserInvited
@@ -101,18 +93,11 @@ func (h *handlers) updateUser(w http.ResponseWriter, r *http.Request) error {
 // the organization. Their sessions and API keys stop working at once here and within
 // auth.StalenessBound elsewhere; their e-mail address is free again.
 func (h *handlers) deleteUser(w http.ResponseWriter, r *http.Request) error {
-	errs := validate.New()
-	id, _ := errs.Path("user_id", r.PathValue("user_id")).UUID(4)
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
+	call, err := base.Open(r, base.Opening{Admin: true}, base.PathID("user_id", 4))
 	if err != nil {
 		return err
 	}
-	if err := auth.RequireAdmin(r.Context()); err != nil {
-		return err
-	}
+	c, id := call.Caller, call.In
 	if id == c.UserID {
 		return validate.Single(validate.ValueError([]any{"path", "user_id"}, id, "you cannot delete yourself"))
 	}
@@ -132,23 +117,18 @@ func (h *handlers) deleteUser(w http.ResponseWriter, r *http.Request) error {
 // Every session started with the old password ends (this one too, when it was one: the
 // client logs in again); sessions started with an API key go on.
 func (h *handlers) changePassword(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
+	type passwords struct{ current, next string }
+	call, err := base.Open(r, base.Opening{Body: true}, func(in *base.Input) (p passwords) {
+		if body, ok := in.Body().Required().Object(); ok {
+			p.current, _ = body.Get("current_password").Required().String(validate.MaxLen(auth.MaxPasswordLen))
+			p.next, _ = body.Get("new_password").Required().String(validate.MinLen(8), validate.MaxLen(auth.MaxPasswordLen))
+		}
+		return p
+	})
 	if err != nil {
 		return err
 	}
-	errs := validate.New()
-	var current, next string
-	if body, ok := errs.Body(raw, present).Required().Object(); ok {
-		current, _ = body.Get("current_password").Required().String(validate.MaxLen(auth.MaxPasswordLen))
-		next, _ = body.Get("new_password").Required().String(validate.MinLen(8), validate.MaxLen(auth.MaxPasswordLen))
-	}
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
-	if err != nil {
-		return err
-	}
+	c, current, next := call.Caller, call.In.current, call.In.next
 
 	if _, err := h.Auth.CheckPassword(r.Context(), c.Email, current); err != nil {
 		var se *httpapi.StatusError

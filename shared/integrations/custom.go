@@ -5,9 +5,8 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/evalobs/evalapi/shared/auth"
+	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/egress"
-	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/provider"
 	"github.com/evalobs/evalapi/shared/secrets"
 	"github.com/evalobs/evalapi/shared/validate"
@@ -27,28 +26,22 @@ const (
 
 // putCustom is PUT /v2/integrations/custom: the original's CustomIntegrationCreate.
 func (h *handlers) putCustom(w http.ResponseWriter, r *http.Request) error {
-	wr, err := readCustom(r, h.Discoverer.AllowPrivate)
+	call, err := base.Open(r, base.Opening{Body: true, Write: true}, func(in *base.Input) write {
+		return readCustom(in.Errs, in.Raw, in.Present, h.Discoverer.AllowPrivate)
+	})
 	if err != nil {
 		return err
 	}
-	if err := auth.RequireWrite(r.Context()); err != nil {
-		return err
-	}
-	return h.save(w, r, wr)
+	return h.save(w, r, call.Caller, call.In)
 }
 
 // readCustom reads the custom body. The credentials (token: the OAuth2 client credentials;
 // api_key_value; headers) go to the secret; the rest are settings.
-func readCustom(r *http.Request, allowPrivate bool) (write, error) {
-	raw, present, err := httpapi.DecodeBody(r, 0)
-	if err != nil {
-		return write{}, err
-	}
-	errs := validate.New()
+func readCustom(errs *validate.Errors, raw any, present bool, allowPrivate bool) write {
 	w := write{provider: ProviderCustom}
 	o, ok := errs.Body(raw, present).Required().Object()
 	if !ok {
-		return w, errs.Err()
+		return w
 	}
 	s := map[string]any{"authentication_type": "oauth2", "models": nil, "model_properties": nil,
 		"is_legacy_format": false, "default_model": nil, "authentication_scope": nil, "oauth2_token_url": nil,
@@ -174,7 +167,7 @@ func readCustom(r *http.Request, allowPrivate bool) (write, error) {
 	}
 	readMultiModal(o, s)
 	readModelPrices(o, s)
-	return w, errs.Err()
+	return w
 }
 
 // validHeaderName reports whether name is an HTTP token (RFC 9110 §5.6.2).

@@ -1,12 +1,10 @@
 package integrations
 
 import (
-	"net/http"
 	"slices"
 	"strings"
 
 	"github.com/evalobs/evalapi/shared/egress"
-	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/secrets"
 	"github.com/evalobs/evalapi/shared/validate"
 )
@@ -49,12 +47,7 @@ func readToken(o validate.Obj) secrets.Value {
 }
 
 // readModelVendor reads {token, organization_id}.
-func readModelVendor(r *http.Request) (write, error) {
-	raw, present, err := httpapi.DecodeBody(r, 0)
-	if err != nil {
-		return write{}, err
-	}
-	errs := validate.New()
+func readModelVendor(errs *validate.Errors, raw any, present bool) write {
 	w := write{provider: ProviderModelVendor, settings: map[string]any{"organization_id": nil}}
 	if o, ok := errs.Body(raw, present).Required().Object(); ok {
 		w.creds.Token = readToken(o)
@@ -63,21 +56,16 @@ func readModelVendor(r *http.Request) (write, error) {
 		}
 		readModelPrices(o, w.settings)
 	}
-	return w, errs.Err()
+	return w
 }
 
 // readCloudHost reads the cloud-host body (SPEC-DECISIONS "Integrations"). allowPrivate
 // lets the endpoint be an http URL, for a fake provider on loopback.
-func readCloudHost(r *http.Request, allowPrivate bool) (write, error) {
-	raw, present, err := httpapi.DecodeBody(r, 0)
-	if err != nil {
-		return write{}, err
-	}
-	errs := validate.New()
+func readCloudHost(errs *validate.Errors, raw any, present bool, allowPrivate bool) write {
 	w := write{provider: ProviderCloudHost}
 	o, ok := errs.Body(raw, present).Required().Object()
 	if !ok {
-		return w, errs.Err()
+		return w
 	}
 	w.creds.Token = readToken(o)
 	s := map[string]any{"proxy": false, "api_version": DefaultAPIVersion, "azure_deployment": nil,
@@ -160,7 +148,7 @@ func readCloudHost(r *http.Request, allowPrivate bool) (write, error) {
 	}
 	readMultiModal(o, s)
 	readModelPrices(o, s)
-	return w, errs.Err()
+	return w
 }
 
 // endpointInput is what a 422 at a URL field echoes: the URL, unless it may carry a

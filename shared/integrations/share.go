@@ -44,15 +44,11 @@ const alreadyShared = "The user already has access to this integration"
 // all or nothing, answered with the new viewers. An e-mail unknown to the service invites a
 // new user into the caller's organization.
 func (h *handlers) share(w http.ResponseWriter, r *http.Request) error {
-	id, items, body, err := readShare(r)
+	call, err := base.Open(r, base.Opening{Body: true}, base.ByID("integration_id", 4, readShare))
 	if err != nil {
 		return err
 	}
-	c, err := base.Caller(r)
-	if err != nil {
-		return err
-	}
-	ctx := r.Context()
+	c, id, items, body, ctx := call.Caller, call.In.ID, call.In.Req.items, call.In.Req.body, r.Context()
 	in, err := h.visible(ctx, c, id)
 	if err != nil {
 		return err
@@ -114,14 +110,8 @@ func (h *handlers) share(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// readShare validates the path and the body.
-func readShare(r *http.Request) (string, []shareItem, any, error) {
-	raw, present, err := httpapi.DecodeBody(r, 0)
-	if err != nil {
-		return "", nil, nil, err
-	}
-	errs := validate.New()
-	id, _ := errs.Path("integration_id", r.PathValue("integration_id")).UUID(4)
+// readShare validates the body (after the path: base.ByID).
+func readShare(errs *validate.Errors, raw any, present bool) shareRequest {
 	values, _ := errs.Body(raw, present).Required().List(validate.MaxLen(store.MaxIntegrationShares))
 	items := make([]shareItem, 0, len(values))
 	for _, v := range values {
@@ -144,7 +134,13 @@ func readShare(r *http.Request) (string, []shareItem, any, error) {
 		}
 		items = append(items, s)
 	}
-	return id, items, raw, errs.Err()
+	return shareRequest{items: items, body: raw}
+}
+
+// shareRequest is the body of a share: its items, and the body as sent.
+type shareRequest struct {
+	items []shareItem
+	body  any
 }
 
 func absent(v validate.Value) bool { return !v.Present() || v.IsNull() }

@@ -20,13 +20,13 @@ import (
 
 // putCloudHost is PUT /v2/integrations/cloud-host.
 func (h *handlers) putCloudHost(w http.ResponseWriter, r *http.Request) error {
-	wr, err := readCloudHost(r, h.Discoverer.AllowPrivate)
+	call, err := base.Open(r, base.Opening{Body: true, Write: true}, func(in *base.Input) write {
+		return readCloudHost(in.Errs, in.Raw, in.Present, h.Discoverer.AllowPrivate)
+	})
 	if err != nil {
 		return err
 	}
-	if err := auth.RequireWrite(r.Context()); err != nil {
-		return err
-	}
+	wr := call.In
 	if wr.discover {
 		endpoint, _ := wr.settings["endpoint"].(string)
 		version, _ := wr.settings["api_version"].(string)
@@ -41,19 +41,16 @@ func (h *handlers) putCloudHost(w http.ResponseWriter, r *http.Request) error {
 		}
 		wr.settings["available_deployments"] = list
 	}
-	return h.save(w, r, wr)
+	return h.save(w, r, call.Caller, wr)
 }
 
 // putModelVendor is PUT /v2/integrations/model-vendor.
 func (h *handlers) putModelVendor(w http.ResponseWriter, r *http.Request) error {
-	wr, err := readModelVendor(r)
+	call, err := base.Open(r, base.Opening{Body: true, Write: true}, base.ReadBody(readModelVendor))
 	if err != nil {
 		return err
 	}
-	if err := auth.RequireWrite(r.Context()); err != nil {
-		return err
-	}
-	return h.save(w, r, wr)
+	return h.save(w, r, call.Caller, call.In)
 }
 
 var errSecretStore = httpapi.Unavailable("The secret store is unavailable; the integration was not saved. Try again later.")
@@ -67,11 +64,7 @@ var errSecretStore = httpapi.Unavailable("The secret store is unavailable; the i
 // A new integration's secret whose record could not be written is deleted (it has an id
 // nobody will use); a replace whose record failed leaves a secret newer than the record,
 // which readers detect by the revision and the next PUT overwrites.
-func (h *handlers) save(w http.ResponseWriter, r *http.Request, wr write) error {
-	c, err := base.Caller(r)
-	if err != nil {
-		return err
-	}
+func (h *handlers) save(w http.ResponseWriter, r *http.Request, c auth.Caller, wr write) error {
 	ctx := r.Context()
 	for attempt := 1; ; attempt++ {
 		prev, err := store.OwnIntegration(ctx, h.Table, c.OrgID, c.UserID, wr.provider)

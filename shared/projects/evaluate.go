@@ -48,41 +48,43 @@ func evalJobOf(j store.EvalJob) evalJobOut {
 		ScorerIDs: j.ScorerIDs, Status: status, Scanned: j.Scanned, Dispatched: j.Sent, Done: j.Done, CreatedAt: j.CreatedAt}
 }
 
+// evaluateRequest is the body of an evaluation of a log stream's traces.
+type evaluateRequest struct {
+	start, end time.Time
+	scorerIDs  []string
+}
+
+func readEvaluate(errs *validate.Errors, raw any, present bool) (req evaluateRequest) {
+	body, ok := errs.Body(raw, present).Required().Object()
+	if !ok {
+		return req
+	}
+	req.start, _ = body.Get("start_time").Required().Datetime()
+	req.end, _ = body.Get("end_time").Required().Datetime()
+	items, _ := body.Get("scorer_ids").Required().List()
+	for _, it := range items {
+		if id, ok := it.UUID(0); ok {
+			req.scorerIDs = append(req.scorerIDs, id)
+		}
+	}
+	if items != nil && (len(items) == 0 || len(items) > maxEvalScorers) {
+		body.Get("scorer_ids").Fail("between 1 and 20 scorer ids")
+	}
+	if start, end := req.start, req.end; !start.IsZero() && !end.IsZero() && (!end.After(start) || end.Sub(start) > maxEvalRange) {
+		body.Get("end_time").Fail("end_time must be after start_time, at most 31 days later")
+	}
+	return req
+}
+
 // evaluate is POST .../log_streams/{log_stream_id}/evaluate.
 func (h *handlers) evaluate(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
+	call, err := base.Open(r, base.Opening{Body: true}, onLogStream(readEvaluate))
 	if err != nil {
 		return err
 	}
-	errs := validate.New()
-	projectID, logStreamID := readSettingsPath(errs, r)
-	body, _ := errs.Body(raw, present).Required().Object()
-	var start, end time.Time
-	var scorerIDs []string
-	if body.Raw() != nil {
-		start, _ = body.Get("start_time").Required().Datetime()
-		end, _ = body.Get("end_time").Required().Datetime()
-		items, _ := body.Get("scorer_ids").Required().List()
-		for _, it := range items {
-			if id, ok := it.UUID(0); ok {
-				scorerIDs = append(scorerIDs, id)
-			}
-		}
-		if items != nil && (len(items) == 0 || len(items) > maxEvalScorers) {
-			body.Get("scorer_ids").Fail("between 1 and 20 scorer ids")
-		}
-		if !start.IsZero() && !end.IsZero() && (!end.After(start) || end.Sub(start) > maxEvalRange) {
-			body.Get("end_time").Fail("end_time must be after start_time, at most 31 days later")
-		}
-	}
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
-	if err != nil {
-		return err
-	}
-	ls, err := h.findLogStream(r.Context(), c, projectID, logStreamID)
+	c, projectID, req := call.Caller, call.In.projectID, call.In.req
+	start, end, scorerIDs := req.start, req.end, req.scorerIDs
+	ls, err := h.findLogStream(r.Context(), c, projectID, call.In.id)
 	if err != nil {
 		return err
 	}
@@ -109,21 +111,21 @@ func (h *handlers) evaluate(w http.ResponseWriter, r *http.Request) error {
 
 // getEvaluateJob is GET .../log_streams/{log_stream_id}/evaluate/{job_id}: the job's progress.
 func (h *handlers) getEvaluateJob(w http.ResponseWriter, r *http.Request) error {
-	errs := validate.New()
-	projectID, logStreamID := readSettingsPath(errs, r)
-	jobID, _ := errs.Path("job_id", r.PathValue("job_id")).UUID(0)
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
+	call, err := base.Open(r, base.Opening{}, func(in *base.Input) (x onStream[string]) {
+		p := logStreamPath(in)
+		x.projectID, x.id = p.projectID, p.id
+		x.req, _ = in.Path("job_id").UUID(0)
+		return x
+	})
 	if err != nil {
 		return err
 	}
-	ls, err := h.findLogStream(r.Context(), c, projectID, logStreamID)
+	c := call.Caller
+	ls, err := h.findLogStream(r.Context(), c, call.In.projectID, call.In.id)
 	if err != nil {
 		return err
 	}
-	j, err := store.GetEvalJob(r.Context(), h.Table, c.OrgID, ls.ID, jobID)
+	j, err := store.GetEvalJob(r.Context(), h.Table, c.OrgID, ls.ID, call.In.req)
 	if isNotFound(err) {
 		return httpapi.NotFound("Evaluate job")
 	}

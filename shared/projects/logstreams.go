@@ -83,21 +83,20 @@ func (h *handlers) projectLogStreams(r *http.Request, c auth.Caller, projectID s
 
 // listLogStreams is GET /v2/projects/{project_id}/log_streams: all of them, oldest first.
 func (h *handlers) listLogStreams(w http.ResponseWriter, r *http.Request) error {
-	errs := validate.New()
-	projectID, _ := errs.Path("project_id", r.PathValue("project_id")).UUID(4)
-	counts, _ := errs.Query(r.URL.Query(), "include_counts").Bool()
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
+	call, err := base.Open(r, base.Opening{}, func(in *base.Input) (q streamQuery) {
+		q.projectID, _ = in.Path("project_id").UUID(4)
+		q.counts, _ = in.Query("include_counts").Bool()
+		return q
+	})
 	if err != nil {
 		return err
 	}
-	streams, err := h.projectLogStreams(r, c, projectID)
+	c := call.Caller
+	streams, err := h.projectLogStreams(r, c, call.In.projectID)
 	if err != nil {
 		return err
 	}
-	out, err := h.logStreamsOut(r.Context(), c.OrgID, streams, counts)
+	out, err := h.logStreamsOut(r.Context(), c.OrgID, streams, call.In.counts)
 	if err != nil {
 		return err
 	}
@@ -107,15 +106,17 @@ func (h *handlers) listLogStreams(w http.ResponseWriter, r *http.Request) error 
 
 // paginatedLogStreams is GET /v2/projects/{project_id}/log_streams/paginated.
 func (h *handlers) paginatedLogStreams(w http.ResponseWriter, r *http.Request) error {
-	errs := validate.New()
-	projectID, _ := errs.Path("project_id", r.PathValue("project_id")).UUID(4)
-	q := r.URL.Query()
-	counts, _ := errs.Query(q, "include_counts").Bool()
-	start, limit := errs.Page(q)
-	if err := errs.Err(); err != nil {
+	call, err := base.Open(r, base.Opening{}, func(in *base.Input) (q streamQuery) {
+		q.projectID, _ = in.Path("project_id").UUID(4)
+		q.counts, _ = in.Query("include_counts").Bool()
+		q.start, q.limit = in.Page()
+		q.sort = collection.Sort{Name: "created_at", Ascending: true}
+		return q
+	})
+	if err != nil {
 		return err
 	}
-	return h.answerLogStreams(w, r, projectID, nil, collection.Sort{Name: "created_at", Ascending: true}, start, limit, counts)
+	return h.answerLogStreams(w, r, call.Caller, call.In)
 }
 
 // The filters and sorts of POST .../log_streams/search (the original's LogStreamSearchRequest).
@@ -135,43 +136,45 @@ var (
 // searchLogStreams is POST /v2/projects/{project_id}/log_streams/search: the page, filters,
 // sort (newest first unless told) and include_counts in the body.
 func (h *handlers) searchLogStreams(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
+	call, err := base.Open(r, base.Opening{Body: true}, func(in *base.Input) (q streamQuery) {
+		q.projectID, _ = in.Path("project_id").UUID(4)
+		q.limit, q.sort = validate.DefaultLimit, collection.Sort{Name: "created_at"}
+		if o, ok := in.Body().Required().Object(); ok {
+			if n, ok := o.Get("starting_token").Int(validate.Ge(0)); ok {
+				q.start = int(n)
+			}
+			if n, ok := o.Get("limit").Int(validate.Ge(1), validate.Le(validate.MaxLimit)); ok {
+				q.limit = int(n)
+			}
+			q.counts, _ = o.Get("include_counts").Bool()
+			q.filters = collection.ReadFilters(o.Get("filters"), logStreamFilters)
+			q.sort = collection.ReadSort(o.Get("sort"), logStreamSorts, q.sort)
+		}
+		return q
+	})
 	if err != nil {
 		return err
 	}
-	errs := validate.New()
-	projectID, _ := errs.Path("project_id", r.PathValue("project_id")).UUID(4)
-	start, limit, counts := 0, validate.DefaultLimit, false
-	var filters []collection.Filter
-	sort := collection.Sort{Name: "created_at"}
-	if o, ok := errs.Body(raw, present).Required().Object(); ok {
-		if n, ok := o.Get("starting_token").Int(validate.Ge(0)); ok {
-			start = int(n)
-		}
-		if n, ok := o.Get("limit").Int(validate.Ge(1), validate.Le(validate.MaxLimit)); ok {
-			limit = int(n)
-		}
-		counts, _ = o.Get("include_counts").Bool()
-		filters = collection.ReadFilters(o.Get("filters"), logStreamFilters)
-		sort = collection.ReadSort(o.Get("sort"), logStreamSorts, sort)
-	}
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	return h.answerLogStreams(w, r, projectID, filters, sort, start, limit, counts)
+	return h.answerLogStreams(w, r, call.Caller, call.In)
+}
+
+// streamQuery is what a list of a project's log streams asks.
+type streamQuery struct {
+	projectID    string
+	start, limit int
+	counts       bool
+	filters      []collection.Filter
+	sort         collection.Sort
 }
 
 // answerLogStreams answers a page of the project's log streams (ListLogStreamResponse).
-func (h *handlers) answerLogStreams(w http.ResponseWriter, r *http.Request, projectID string, filters []collection.Filter, sort collection.Sort, start, limit int, counts bool) error {
-	c, err := base.Caller(r)
+func (h *handlers) answerLogStreams(w http.ResponseWriter, r *http.Request, c auth.Caller, q streamQuery) error {
+	streams, err := h.projectLogStreams(r, c, q.projectID)
 	if err != nil {
 		return err
 	}
-	streams, err := h.projectLogStreams(r, c, projectID)
-	if err != nil {
-		return err
-	}
-	streams = collection.Apply(streams, filters, sort, func(ls store.LogStream) collection.Record {
+	start, limit := q.start, q.limit
+	streams = collection.Apply(streams, q.filters, q.sort, func(ls store.LogStream) collection.Record {
 		return func(field string) any {
 			switch field {
 			case "id":
@@ -187,7 +190,7 @@ func (h *handlers) answerLogStreams(w http.ResponseWriter, r *http.Request, proj
 		}
 	})
 	page, next := collection.Page(streams, start, limit)
-	out, err := h.logStreamsOut(r.Context(), c.OrgID, page, counts)
+	out, err := h.logStreamsOut(r.Context(), c.OrgID, page, q.counts)
 	if err != nil {
 		return err
 	}
@@ -196,25 +199,36 @@ func (h *handlers) answerLogStreams(w http.ResponseWriter, r *http.Request, proj
 	return nil
 }
 
-// readLogStreamPath reads the two uuid4 path parameters of one log stream.
-func readLogStreamPath(errs *validate.Errors, r *http.Request) (projectID, id string) {
-	projectID, _ = errs.Path("project_id", r.PathValue("project_id")).UUID(4)
-	id, _ = errs.Path("log_stream_id", r.PathValue("log_stream_id")).UUID(4)
-	return projectID, id
+// onStream is the input of a handler on one log stream: its project and its id, from the
+// path, and what the body asked.
+type onStream[T any] struct {
+	projectID, id string
+	req           T
+}
+
+// logStreamPath reads the two uuid4 path parameters of one log stream.
+func logStreamPath(in *base.Input) (x onStream[struct{}]) {
+	x.projectID, _ = in.Path("project_id").UUID(4)
+	x.id, _ = in.Path("log_stream_id").UUID(4)
+	return x
+}
+
+// onLogStream reads the path of one log stream, then the body with read.
+func onLogStream[T any](read func(errs *validate.Errors, raw any, present bool) T) func(*base.Input) onStream[T] {
+	return func(in *base.Input) onStream[T] {
+		p := logStreamPath(in)
+		return onStream[T]{projectID: p.projectID, id: p.id, req: read(in.Errs, in.Raw, in.Present)}
+	}
 }
 
 // getLogStream is GET /v2/projects/{project_id}/log_streams/{log_stream_id}.
 func (h *handlers) getLogStream(w http.ResponseWriter, r *http.Request) error {
-	errs := validate.New()
-	projectID, id := readLogStreamPath(errs, r)
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
+	call, err := base.Open(r, base.Opening{}, logStreamPath)
 	if err != nil {
 		return err
 	}
-	ls, err := h.findLogStream(r.Context(), c, projectID, id)
+	c := call.Caller
+	ls, err := h.findLogStream(r.Context(), c, call.In.projectID, call.In.id)
 	if err != nil {
 		return err
 	}
@@ -228,21 +242,12 @@ func (h *handlers) getLogStream(w http.ResponseWriter, r *http.Request) error {
 
 // updateLogStream is PUT /v2/projects/{project_id}/log_streams/{log_stream_id}: a new name.
 func (h *handlers) updateLogStream(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
+	call, err := base.Open(r, base.Opening{Body: true}, onLogStream(readName))
 	if err != nil {
 		return err
 	}
-	errs := validate.New()
-	projectID, id := readLogStreamPath(errs, r)
-	name := readName(errs, raw, present)
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
-	if err != nil {
-		return err
-	}
-	ls, err := h.findLogStream(r.Context(), c, projectID, id)
+	c, name := call.Caller, call.In.req
+	ls, err := h.findLogStream(r.Context(), c, call.In.projectID, call.In.id)
 	if err != nil {
 		return err
 	}
@@ -269,16 +274,11 @@ func (h *handlers) updateLogStream(w http.ResponseWriter, r *http.Request) error
 // deleteLogStream is DELETE /v2/projects/{project_id}/log_streams/{log_stream_id}: 204; its
 // traces, roll-ups and summaries are purged in the background (the stream consumer).
 func (h *handlers) deleteLogStream(w http.ResponseWriter, r *http.Request) error {
-	errs := validate.New()
-	projectID, id := readLogStreamPath(errs, r)
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
+	call, err := base.Open(r, base.Opening{}, logStreamPath)
 	if err != nil {
 		return err
 	}
-	ls, err := h.findLogStream(r.Context(), c, projectID, id)
+	ls, err := h.findLogStream(r.Context(), call.Caller, call.In.projectID, call.In.id)
 	if err != nil {
 		return err
 	}

@@ -37,32 +37,22 @@ func nameTaken(kind, name string) error {
 // types, gen_ai by default); the original's created_by and create_example_templates are
 // accepted and ignored (the creator is the caller; there are no example templates).
 func (h *handlers) createProject(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
-	if err != nil {
-		return err
-	}
-	errs := validate.New()
-	name := readName(errs, raw, present)
-	typ := store.DefaultProjectType
-	if o, ok := errs.Body(raw, present).Object(); ok {
-		if t, ok := o.Get("type").Enum(store.ProjectTypes...); ok {
-			typ = t
+	call, err := base.Open(r, base.Opening{Body: true, Write: true}, func(in *base.Input) (p store.Project) {
+		p.Name, p.Type = readName(in.Errs, in.Raw, in.Present), store.DefaultProjectType
+		if o, ok := in.Body().Object(); ok {
+			if t, ok := o.Get("type").Enum(store.ProjectTypes...); ok {
+				p.Type = t
+			}
+			o.Get("created_by").Nullable().UUID(4)
+			o.Get("create_example_templates").Bool()
 		}
-		o.Get("created_by").Nullable().UUID(4)
-		o.Get("create_example_templates").Bool()
-	}
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
+		return p
+	})
 	if err != nil {
 		return err
 	}
-	if err := auth.RequireWrite(r.Context()); err != nil {
-		return err
-	}
-	now := h.Stamp()
-	p := store.Project{ID: uuid.NewString(), OrgID: c.OrgID, Name: name, Type: typ, CreatedBy: c.UserID, CreatedAt: now, UpdatedAt: now}
+	c, p, name, now := call.Caller, call.In, call.In.Name, h.Stamp()
+	p.ID, p.OrgID, p.CreatedBy, p.CreatedAt, p.UpdatedAt = uuid.NewString(), c.OrgID, c.UserID, now, now
 	err = store.CreateProject(r.Context(), h.Table, p)
 	if errors.Is(err, store.ErrNameTaken) {
 		return nameTaken("project", name)
@@ -76,16 +66,12 @@ func (h *handlers) createProject(w http.ResponseWriter, r *http.Request) error {
 
 // getProject is GET /v2/projects/{project_id}: the project with its creator and runs.
 func (h *handlers) getProject(w http.ResponseWriter, r *http.Request) error {
-	errs := validate.New()
-	id, _ := errs.Path("project_id", r.PathValue("project_id")).UUID(4)
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
+	call, err := base.Open(r, base.Opening{}, base.PathID("project_id", 4))
 	if err != nil {
 		return err
 	}
-	p, runs, err := store.ProjectRuns(r.Context(), h.Table, c.OrgID, id)
+	c := call.Caller
+	p, runs, err := store.ProjectRuns(r.Context(), h.Table, c.OrgID, call.In)
 	if errors.Is(err, store.ErrNotFound) {
 		return httpapi.NotFound("Project")
 	}
@@ -102,20 +88,11 @@ func (h *handlers) getProject(w http.ResponseWriter, r *http.Request) error {
 
 // createLogStream is POST /v2/projects/{project_id}/log_streams.
 func (h *handlers) createLogStream(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
+	call, err := base.Open(r, base.Opening{Body: true}, base.ByID("project_id", 4, readName))
 	if err != nil {
 		return err
 	}
-	errs := validate.New()
-	projectID, _ := errs.Path("project_id", r.PathValue("project_id")).UUID(4)
-	name := readName(errs, raw, present)
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
-	if err != nil {
-		return err
-	}
+	c, projectID, name := call.Caller, call.In.ID, call.In.Req
 	if _, err := h.Project(r.Context(), c, projectID); err != nil {
 		return err
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/evalobs/evalapi/shared/collection"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
-	"github.com/evalobs/evalapi/shared/validate"
 )
 
 // Listing, looking up and deleting projects as the original's clients do. Every project of
@@ -53,20 +52,24 @@ func (h *handlers) projectViews(ctx context.Context, orgID string, ps []store.Pr
 	return out, nil
 }
 
+// projectQuery is the query of the project lists: a name and a type, each optional.
+type projectQuery struct {
+	name, typ      string
+	byName, byType bool
+}
+
 // listProjects is GET /v2/projects: the organization's projects, or the one named by
 // project_name (exactly), optionally of one type, newest first.
 func (h *handlers) listProjects(w http.ResponseWriter, r *http.Request) error {
-	errs := validate.New()
-	q := r.URL.Query()
-	name, byName := errs.Query(q, "project_name").String()
-	typ, byType := errs.Query(q, "type").Enum(store.ProjectTypes...)
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
+	call, err := base.Open(r, base.Opening{}, func(in *base.Input) (q projectQuery) {
+		q.name, q.byName = in.Query("project_name").String()
+		q.typ, q.byType = in.Query("type").Enum(store.ProjectTypes...)
+		return q
+	})
 	if err != nil {
 		return err
 	}
+	c, name, byName, typ, byType := call.Caller, call.In.name, call.In.byName, call.In.typ, call.In.byType
 	var (
 		ps   []store.Project
 		runs map[string][]store.RunInfo
@@ -95,20 +98,19 @@ func (h *handlers) listProjects(w http.ResponseWriter, r *http.Request) error {
 // allProjects is GET /v2/projects/all: every project of the organization (of one type when
 // asked) in the thin shape, newest first.
 func (h *handlers) allProjects(w http.ResponseWriter, r *http.Request) error {
-	errs := validate.New()
-	typ, byType := errs.Query(r.URL.Query(), "type").Enum(store.ProjectTypes...)
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
+	call, err := base.Open(r, base.Opening{}, func(in *base.Input) (q projectQuery) {
+		q.typ, q.byType = in.Query("type").Enum(store.ProjectTypes...)
+		return q
+	})
 	if err != nil {
 		return err
 	}
+	c, q := call.Caller, call.In
 	ps, runs, err := store.ListProjects(r.Context(), h.Table, c.OrgID)
 	if err != nil {
 		return err
 	}
-	ps = slices.DeleteFunc(ps, func(p store.Project) bool { return byType && p.Type != typ })
+	ps = slices.DeleteFunc(ps, func(p store.Project) bool { return q.byType && p.Type != q.typ })
 	sortNewestFirst(ps)
 	views, err := h.projectViews(r.Context(), c.OrgID, ps, runs)
 	if err != nil {
@@ -146,27 +148,11 @@ var (
 // parameter (keep only projects the caller may act on so) is accepted; every member may
 // read every project, so it changes nothing.
 func (h *handlers) paginatedProjects(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
+	call, err := base.Open(r, base.Opening{Body: true}, base.ReadList(projectFilters, projectSorts, collection.Sort{Name: "created_at"}))
 	if err != nil {
 		return err
 	}
-	errs := validate.New()
-	start, limit := errs.Page(r.URL.Query())
-	var filters []collection.Filter
-	sort := collection.Sort{Name: "created_at"}
-	if present && raw != nil {
-		if o, ok := errs.Body(raw, present).Object(); ok {
-			filters = collection.ReadFilters(o.Get("filters"), projectFilters)
-			sort = collection.ReadSort(o.Get("sort"), projectSorts, sort)
-		}
-	}
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
-	if err != nil {
-		return err
-	}
+	c, start, limit, filters, sort := call.Caller, call.In.Start, call.In.Limit, call.In.Filters, call.In.Sort
 	ps, runs, err := store.ListProjects(r.Context(), h.Table, c.OrgID)
 	if err != nil {
 		return err
@@ -207,16 +193,11 @@ func (h *handlers) paginatedProjects(w http.ResponseWriter, r *http.Request) err
 // its log streams, experiments, their signals configurations, traces and metric values are
 // purged in the background (the stream consumer). Deleting is an editor's right.
 func (h *handlers) deleteProject(w http.ResponseWriter, r *http.Request) error {
-	errs := validate.New()
-	id, _ := errs.Path("project_id", r.PathValue("project_id")).UUID(4)
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
+	call, err := base.Open(r, base.Opening{}, base.PathID("project_id", 4))
 	if err != nil {
 		return err
 	}
-	p, err := h.Project(r.Context(), c, id)
+	p, err := h.Project(r.Context(), call.Caller, call.In)
 	if err != nil {
 		return err
 	}

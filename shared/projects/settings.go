@@ -139,25 +139,13 @@ func readSettingsPatch(errs *validate.Errors, raw any, present bool) settingsPat
 	return p
 }
 
-// readSettingsPath reads the two uuid4 path parameters of the metric-settings operations.
-func readSettingsPath(errs *validate.Errors, r *http.Request) (projectID, logStreamID string) {
-	projectID, _ = errs.Path("project_id", r.PathValue("project_id")).UUID(4)
-	logStreamID, _ = errs.Path("log_stream_id", r.PathValue("log_stream_id")).UUID(4)
-	return projectID, logStreamID
-}
-
 // getMetricSettings is operation 9: GET .../log_streams/{log_stream_id}/metric_settings.
 func (h *handlers) getMetricSettings(w http.ResponseWriter, r *http.Request) error {
-	errs := validate.New()
-	projectID, logStreamID := readSettingsPath(errs, r)
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
+	call, err := base.Open(r, base.Opening{}, logStreamPath)
 	if err != nil {
 		return err
 	}
-	ls, err := h.findLogStream(r.Context(), c, projectID, logStreamID)
+	ls, err := h.findLogStream(r.Context(), call.Caller, call.In.projectID, call.In.id)
 	if err != nil {
 		return err
 	}
@@ -172,21 +160,12 @@ func (h *handlers) getMetricSettings(w http.ResponseWriter, r *http.Request) err
 // patchMetricSettings is PATCH .../log_streams/{log_stream_id}/metric_settings: it replaces
 // the parts the body holds and answers the settings as stored afterwards.
 func (h *handlers) patchMetricSettings(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
+	call, err := base.Open(r, base.Opening{Body: true}, onLogStream(readSettingsPatch))
 	if err != nil {
 		return err
 	}
-	errs := validate.New()
-	projectID, logStreamID := readSettingsPath(errs, r)
-	patch := readSettingsPatch(errs, raw, present)
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
-	if err != nil {
-		return err
-	}
-	ls, err := h.findLogStream(r.Context(), c, projectID, logStreamID)
+	c, patch := call.Caller, call.In.req
+	ls, err := h.findLogStream(r.Context(), c, call.In.projectID, call.In.id)
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
@@ -22,9 +21,9 @@ const (
 
 // readScorerCreate reads the body of POST /v2/scorers, shaped like the original's
 // CreateScorerRequest: name and scorer_type required, defaults for new versions optional.
-func readScorerCreate(errs *validate.Errors, raw any, present bool) store.Scorer {
+func readScorerCreate(in *base.Input) store.Scorer {
 	var s store.Scorer
-	o, ok := errs.Body(raw, present).Required().Object()
+	o, ok := in.Body().Required().Object()
 	if !ok {
 		return s
 	}
@@ -75,23 +74,11 @@ func readStrings(v validate.Value) []string {
 
 // createScorer is POST /v2/scorers.
 func (h *handlers) createScorer(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
+	call, err := base.Open(r, base.Opening{Body: true, Write: true}, readScorerCreate)
 	if err != nil {
 		return err
 	}
-	errs := validate.New()
-	s := readScorerCreate(errs, raw, present)
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
-	if err != nil {
-		return err
-	}
-	if err := auth.RequireWrite(r.Context()); err != nil {
-		return err
-	}
-	now := h.Stamp()
+	c, s, now := call.Caller, call.In, h.Stamp()
 	s.ID, s.OrgID, s.CreatedBy, s.CreatedAt, s.UpdatedAt = uuid.NewString(), c.OrgID, c.UserID, now, now
 	err = store.CreateScorer(r.Context(), h.Table, s)
 	if errors.Is(err, store.ErrNameTaken) {

@@ -23,22 +23,12 @@ import (
 // lost the race for n+1 reads again and retries with the new latest version (its defaults
 // may have changed), so concurrent calls get 1, 2, 3... with no gap or repeat.
 func (h *handlers) createDecisionVersion(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
+	call, err := base.Open(r, base.Opening{Body: true}, base.ByID("scorer_id", 4, readDecisionRequest))
 	if err != nil {
 		return err
 	}
-	errs := validate.New()
-	scorerID, _ := errs.Path("scorer_id", r.PathValue("scorer_id")).UUID(4)
-	req := readDecisionRequest(errs, raw, present)
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
-	if err != nil {
-		return err
-	}
-	ctx := r.Context()
-	s, err := h.loadScorer(ctx, c, scorerID)
+	c, req, ctx := call.Caller, call.In.Req, r.Context()
+	s, err := h.loadScorer(ctx, c, call.In.ID)
 	if err != nil {
 		return err
 	}

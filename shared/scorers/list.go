@@ -9,7 +9,6 @@ import (
 	"github.com/evalobs/evalapi/shared/collection"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
-	"github.com/evalobs/evalapi/shared/validate"
 )
 
 // The filters and sorts of POST /v2/scorers/list (the original's ListScorersRequest).
@@ -43,36 +42,21 @@ var (
 // playground are accepted and order by name. The original's actions parameter is accepted:
 // every member may read every scorer.
 func (h *handlers) listScorers(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
+	call, err := base.Open(r, base.Opening{Body: true}, base.ReadList(scorerFilters, scorerSorts, collection.Sort{Name: "name", Ascending: true}))
 	if err != nil {
 		return err
 	}
-	errs := validate.New()
-	start, limit := errs.Page(r.URL.Query())
-	var filters []collection.Filter
-	sort := collection.Sort{Name: "name", Ascending: true}
-	if present && raw != nil {
-		if o, ok := errs.Body(raw, present).Object(); ok {
-			filters = collection.ReadFilters(o.Get("filters"), scorerFilters)
-			sort = collection.ReadSort(o.Get("sort"), scorerSorts, sort)
-		}
+	q := call.In
+	if q.Sort.Name == "enabled_in_run" || q.Sort.Name == "enabled_in_playground" {
+		q.Sort.Name = "name"
 	}
-	if sort.Name == "enabled_in_run" || sort.Name == "enabled_in_playground" {
-		sort.Name = "name"
-	}
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
-	if err != nil {
-		return err
-	}
-	all, err := store.ListScorers(r.Context(), h.Table, c.OrgID)
+	all, err := store.ListScorers(r.Context(), h.Table, call.Caller.OrgID)
 	if err != nil {
 		return err
 	}
 	slices.SortFunc(all, func(a, b store.Scorer) int { return strings.Compare(a.ID, b.ID) })
-	all = collection.Apply(all, filters, sort, scorerRecord)
+	all = collection.Apply(all, q.Filters, q.Sort, scorerRecord)
+	start, limit := q.Start, q.Limit
 	page, next := collection.Page(all, start, limit)
 	out := make([]scorerResponse, len(page))
 	for i, s := range page {

@@ -103,10 +103,11 @@ type llmRequest struct {
 	instructions *string
 	userPrompt   *string
 	template     *store.ChainPollTemplate
+	body         any // as sent: what a missing template echoes
 }
 
 func readLLMRequest(errs *validate.Errors, raw any, present bool) llmRequest {
-	var req llmRequest
+	req := llmRequest{body: raw}
 	o, ok := errs.Body(raw, present).Required().Object()
 	if !ok {
 		return req
@@ -162,17 +163,12 @@ func readTemplate(o validate.Obj) *store.ChainPollTemplate {
 // createLLMVersion is POST /v2/scorers/{scorer_id}/version/llm. The judges' template is the
 // one sent, else one written from the instructions sent, else the latest version's.
 func (h *handlers) createLLMVersion(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
+	call, err := base.Open(r, base.Opening{Body: true}, base.ByID("scorer_id", 4, readLLMRequest))
 	if err != nil {
 		return err
 	}
-	errs := validate.New()
-	scorerID, _ := errs.Path("scorer_id", r.PathValue("scorer_id")).UUID(4)
-	req := readLLMRequest(errs, raw, present)
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	return h.newVersion(w, r, scorerID, func(rules *validate.Errors, c auth.Caller, s store.Scorer) store.ScorerVersion {
+	req := call.In.Req
+	return h.newVersion(w, r, call.Caller, call.In.ID, func(rules *validate.Errors, c auth.Caller, s store.Scorer) store.ScorerVersion {
 		checkSettings(rules, s, store.VersionLLM, req.set)
 		v := settle(c, s, store.VersionLLM, req.set, store.ScorerVersion{})
 		var prev *store.GeneratedScorer
@@ -186,7 +182,7 @@ func (h *handlers) createLLMVersion(w http.ResponseWriter, r *http.Request) erro
 		case tpl == nil && prev != nil:
 			tpl = &prev.ChainPollTemplate
 		case tpl == nil:
-			rules.Add(validate.Missing([]any{"body", "chain_poll_template"}, raw))
+			rules.Add(validate.Missing([]any{"body", "chain_poll_template"}, req.body))
 			return v
 		}
 		g := &store.GeneratedScorer{ID: uuid.NewString(), Name: s.Name, Instructions: req.instructions,
@@ -204,23 +200,22 @@ func (h *handlers) createLLMVersion(w http.ResponseWriter, r *http.Request) erro
 
 // createPresetVersion is POST /v2/scorers/{scorer_id}/version/preset: the settings alone.
 func (h *handlers) createPresetVersion(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
+	call, err := base.Open(r, base.Opening{Body: true}, base.ByID("scorer_id", 4, readPresetRequest))
 	if err != nil {
 		return err
 	}
-	errs := validate.New()
-	scorerID, _ := errs.Path("scorer_id", r.PathValue("scorer_id")).UUID(4)
-	var set versionSettings
-	if o, ok := errs.Body(raw, present).Required().Object(); ok {
-		set = readSettings(o)
-	}
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	return h.newVersion(w, r, scorerID, func(rules *validate.Errors, c auth.Caller, s store.Scorer) store.ScorerVersion {
+	set := call.In.Req
+	return h.newVersion(w, r, call.Caller, call.In.ID, func(rules *validate.Errors, c auth.Caller, s store.Scorer) store.ScorerVersion {
 		checkSettings(rules, s, store.VersionPreset, set)
 		return settle(c, s, store.VersionPreset, set, store.ScorerVersion{})
 	})
+}
+
+func readPresetRequest(errs *validate.Errors, raw any, present bool) (set versionSettings) {
+	if o, ok := errs.Body(raw, present).Required().Object(); ok {
+		set = readSettings(o)
+	}
+	return set
 }
 
 // codeRuntime is the runtime new code versions record (§2.7: a version without one runs on
@@ -232,26 +227,29 @@ const codeRuntime = "python3.12"
 // validation_result (the client's report of checking it, kept as sent; its score_type,
 // when it is a JSON object that has one, is the version's).
 func (h *handlers) createCodeVersion(w http.ResponseWriter, r *http.Request) error {
+	// The form is read first, as the opening reads a JSON body: one that is not a form, or
+	// too large, is answered alone.
 	form, err := httpapi.ReadForm(r, maxCodeBytes+64<<10)
 	if err != nil {
 		return err
 	}
-	errs := validate.New()
-	scorerID, _ := errs.Path("scorer_id", r.PathValue("scorer_id")).UUID(4)
-	file, hasFile := form.Files["file"]
-	if !hasFile {
-		errs.Add(validate.Missing([]any{"body", "file"}, nil))
-	} else if !utf8.Valid(file.Data) || len(file.Data) == 0 || len(file.Data) > maxCodeBytes {
-		errs.Add(validate.ValueError([]any{"body", "file"}, file.Filename,
-			"the code must be UTF-8 text of 1 to "+strconv.Itoa(maxCodeBytes)+" bytes"))
-	}
-	result, hasResult := form.Values["validation_result"]
-	if !hasResult {
-		errs.Add(validate.Missing([]any{"body", "validation_result"}, nil))
-	}
-	if err := errs.Err(); err != nil {
+	call, err := base.Open(r, base.Opening{}, func(in *base.Input) string {
+		scorerID, _ := in.Path("scorer_id").UUID(4)
+		if file, ok := form.Files["file"]; !ok {
+			in.Errs.Add(validate.Missing([]any{"body", "file"}, nil))
+		} else if !utf8.Valid(file.Data) || len(file.Data) == 0 || len(file.Data) > maxCodeBytes {
+			in.Errs.Add(validate.ValueError([]any{"body", "file"}, file.Filename,
+				"the code must be UTF-8 text of 1 to "+strconv.Itoa(maxCodeBytes)+" bytes"))
+		}
+		if _, ok := form.Values["validation_result"]; !ok {
+			in.Errs.Add(validate.Missing([]any{"body", "validation_result"}, nil))
+		}
+		return scorerID
+	})
+	if err != nil {
 		return err
 	}
+	file, result := form.Files["file"], form.Values["validation_result"]
 	var scoreType *string
 	var report map[string]any
 	if json.Unmarshal([]byte(result), &report) == nil {
@@ -259,7 +257,7 @@ func (h *handlers) createCodeVersion(w http.ResponseWriter, r *http.Request) err
 			scoreType = &st
 		}
 	}
-	return h.newVersion(w, r, scorerID, func(rules *validate.Errors, c auth.Caller, s store.Scorer) store.ScorerVersion {
+	return h.newVersion(w, r, call.Caller, call.In, func(rules *validate.Errors, c auth.Caller, s store.Scorer) store.ScorerVersion {
 		checkSettings(rules, s, store.VersionCode, versionSettings{})
 		v := settle(c, s, store.VersionCode, versionSettings{}, store.ScorerVersion{Code: string(file.Data)})
 		runtime := codeRuntime
@@ -274,11 +272,7 @@ func (h *handlers) createCodeVersion(w http.ResponseWriter, r *http.Request) err
 // newVersion runs the steps every version kind shares after its request was read: find the
 // caller's scorer (404), refuse read-only callers (403), build and store the next version
 // with build's rules (422), answer it.
-func (h *handlers) newVersion(w http.ResponseWriter, r *http.Request, scorerID string, build func(rules *validate.Errors, c auth.Caller, s store.Scorer) store.ScorerVersion) error {
-	c, err := base.Caller(r)
-	if err != nil {
-		return err
-	}
+func (h *handlers) newVersion(w http.ResponseWriter, r *http.Request, c auth.Caller, scorerID string, build func(rules *validate.Errors, c auth.Caller, s store.Scorer) store.ScorerVersion) error {
 	ctx := r.Context()
 	s, err := h.loadScorer(ctx, c, scorerID)
 	if err != nil {
@@ -300,23 +294,30 @@ func (h *handlers) newVersion(w http.ResponseWriter, r *http.Request, scorerID s
 	return nil
 }
 
+// versionQuery is what GET /v2/scorers/{scorer_id}/version asks: the scorer, and a version
+// number or none (the latest).
+type versionQuery struct {
+	scorerID string
+	n        int64
+	byNumber bool
+}
+
 // getVersion is GET /v2/scorers/{scorer_id}/version: version `version` of the scorer, or
 // its latest (404 when it has none).
 func (h *handlers) getVersion(w http.ResponseWriter, r *http.Request) error {
-	errs := validate.New()
-	scorerID, _ := errs.Path("scorer_id", r.PathValue("scorer_id")).UUID(4)
-	n, byNumber := errs.Query(r.URL.Query(), "version").Int(validate.Ge(1))
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
+	call, err := base.Open(r, base.Opening{}, func(in *base.Input) (q versionQuery) {
+		q.scorerID, _ = in.Path("scorer_id").UUID(4)
+		q.n, q.byNumber = in.Query("version").Int(validate.Ge(1))
+		return q
+	})
 	if err != nil {
 		return err
 	}
-	s, err := h.loadScorer(r.Context(), c, scorerID)
+	s, err := h.loadScorer(r.Context(), call.Caller, call.In.scorerID)
 	if err != nil {
 		return err
 	}
+	n, byNumber := call.In.n, call.In.byNumber
 	var v store.ScorerVersion
 	switch {
 	case byNumber && n <= s.VersionCount:

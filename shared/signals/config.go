@@ -66,11 +66,24 @@ func configOut(c store.SignalsConfig) envelope {
 	}}
 }
 
-// readPath reads the two uuid4 path parameters.
-func readPath(errs *validate.Errors, r *http.Request) (projectID, runID string) {
-	projectID, _ = errs.Path("project_id", r.PathValue("project_id")).UUID(4)
-	runID, _ = errs.Path("run_id", r.PathValue("run_id")).UUID(4)
-	return projectID, runID
+// runRef names a run, and a record of its signals, by the path.
+type runRef struct {
+	projectID, runID string
+	ids              []string // the path's further ids, in the order asked
+}
+
+// readPath reads the two uuid4 path parameters of a run.
+func readPath(in *base.Input) runRef { return readRunPath(in) }
+
+// readRunPath reads the path of a run, then the further ids named extra.
+func readRunPath(in *base.Input, extra ...string) (ref runRef) {
+	ref.projectID, _ = in.Path("project_id").UUID(4)
+	ref.runID, _ = in.Path("run_id").UUID(4)
+	for _, name := range extra {
+		id, _ := in.Path(name).UUID(0)
+		ref.ids = append(ref.ids, id)
+	}
+	return ref
 }
 
 // put is operation 13: PUT .../runs/{run_id}/signals/configuration creates or replaces the
@@ -78,21 +91,17 @@ func readPath(errs *validate.Errors, r *http.Request) (projectID, runID string) 
 // scheduling and notification fields, which is told after the run is found (an operation
 // rule), each at its field.
 func (h *handlers) put(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
+	type putIn struct {
+		ref runRef
+		req putRequest
+	}
+	call, err := base.Open(r, base.Opening{Body: true}, func(in *base.Input) putIn {
+		return putIn{readPath(in), readPut(in.Errs, in.Raw, in.Present, h.CheckWebhookURL)}
+	})
 	if err != nil {
 		return err
 	}
-	errs := validate.New()
-	projectID, runID := readPath(errs, r)
-	req := readPut(errs, raw, present, h.CheckWebhookURL)
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
-	if err != nil {
-		return err
-	}
-	ctx := r.Context()
+	c, projectID, runID, req, ctx := call.Caller, call.In.ref.projectID, call.In.ref.runID, call.In.req, r.Context()
 	run, err := store.GetRun(ctx, h.Table, c.OrgID, projectID, runID)
 	if errors.Is(err, store.ErrNotFound) {
 		return httpapi.NotFound("Run")
@@ -189,15 +198,11 @@ func shownURL(u string) *string {
 // deleteConfig is DELETE .../signals/configuration (beyond the specification): the
 // configuration, its scheduled entry and its schedule go; its runs and findings stay.
 func (h *handlers) deleteConfig(w http.ResponseWriter, r *http.Request) error {
-	errs := validate.New()
-	projectID, runID := readPath(errs, r)
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
+	call, err := base.Open(r, base.Opening{}, readPath)
 	if err != nil {
 		return err
 	}
+	c, projectID, runID := call.Caller, call.In.projectID, call.In.runID
 	ctx := r.Context()
 	if _, err := store.GetSignalsConfig(ctx, h.Table, c.OrgID, projectID, runID); errors.Is(err, store.ErrNotFound) {
 		return httpapi.NotFound("Signals configuration")
@@ -246,15 +251,11 @@ func experimentOnly(req putRequest) error {
 
 // get is GET .../runs/{run_id}/signals/configuration: the stored configuration.
 func (h *handlers) get(w http.ResponseWriter, r *http.Request) error {
-	errs := validate.New()
-	projectID, runID := readPath(errs, r)
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
+	call, err := base.Open(r, base.Opening{}, readPath)
 	if err != nil {
 		return err
 	}
+	c, projectID, runID := call.Caller, call.In.projectID, call.In.runID
 	cfg, err := store.GetSignalsConfig(r.Context(), h.Table, c.OrgID, projectID, runID)
 	if errors.Is(err, store.ErrNotFound) {
 		return httpapi.NotFound("Signals configuration")

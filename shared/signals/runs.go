@@ -10,7 +10,6 @@ import (
 	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
-	"github.com/evalobs/evalapi/shared/validate"
 )
 
 // runView is a signals run as the API shows it.
@@ -102,15 +101,11 @@ func findingOut(f store.SignalsFinding) findingView {
 // startRun is POST .../signals/runs: an on-demand run of the configuration, now. It answers
 // 202 with the run, queued; 409 while another run of the configuration is in progress.
 func (h *handlers) startRun(w http.ResponseWriter, r *http.Request) error {
-	errs := validate.New()
-	projectID, runID := readPath(errs, r)
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
+	call, err := base.Open(r, base.Opening{}, readPath)
 	if err != nil {
 		return err
 	}
+	c, projectID, runID := call.Caller, call.In.projectID, call.In.runID
 	ctx := r.Context()
 	cfg, err := store.GetSignalsConfig(ctx, h.Table, c.OrgID, projectID, runID)
 	if errors.Is(err, store.ErrNotFound) {
@@ -142,37 +137,11 @@ func (h *handlers) startRun(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// readTarget reads the path of a signals record: the run must be one of the caller's
-// organization under the path's project. Every role may read.
-func (h *handlers) readTarget(r *http.Request, extra ...string) (orgID, projectID, runID string, ids []string, err error) {
-	return h.readPathOf(r, true, extra...)
-}
-
-// readPathOf is readTarget; without checkRun the run is not read (the record read next
-// carries its organization and project, which the caller compares).
-func (h *handlers) readPathOf(r *http.Request, checkRun bool, extra ...string) (orgID, projectID, runID string, ids []string, err error) {
-	errs := validate.New()
-	projectID, runID = readPath(errs, r)
-	for _, name := range extra {
-		id, _ := errs.Path(name, r.PathValue(name)).UUID(0)
-		ids = append(ids, id)
-	}
-	if err := errs.Err(); err != nil {
-		return "", "", "", nil, err
-	}
-	c, err := base.Caller(r)
-	if err != nil {
-		return "", "", "", nil, err
-	}
-	if !checkRun {
-		return c.OrgID, projectID, runID, ids, nil
-	}
-	if _, err := store.GetRun(r.Context(), h.Table, c.OrgID, projectID, runID); errors.Is(err, store.ErrNotFound) {
-		return "", "", "", nil, httpapi.NotFound("Run")
-	} else if err != nil {
-		return "", "", "", nil, err
-	}
-	return c.OrgID, projectID, runID, ids, nil
+// readPathOf is the opening of the routes of one signals record (base.Open): the path of
+// the run and the record's id, extra. The run is not read: the record read next carries
+// its organization and project, which the handler compares. Every role may read.
+func readPathOf(r *http.Request, extra string) (base.Call[runRef], error) {
+	return base.Open(r, base.Opening{}, func(in *base.Input) runRef { return readRunPath(in, extra) })
 }
 
 // listRuns is GET .../signals/runs: the run's signals runs, newest first, paginated.
@@ -189,13 +158,26 @@ func (h *handlers) listFindings(w http.ResponseWriter, r *http.Request) error {
 // the page goes out under key.
 func listPage[T, V any](h *handlers, w http.ResponseWriter, r *http.Request, key string,
 	list func(context.Context, store.Table, string, int, int) ([]T, bool, error), view func(T) V) error {
-	errs := validate.New()
-	start, limit := errs.Page(r.URL.Query())
-	if err := errs.Err(); err != nil {
+	type pageIn struct {
+		ref          runRef
+		start, limit int
+	}
+	call, err := base.Open(r, base.Opening{}, func(in *base.Input) (x pageIn) {
+		// The query before the path, and the path only when the query is right: a bad
+		// query is answered alone (as it always was; FastAPI would list both).
+		if x.start, x.limit = in.Page(); in.Errs.Len() == 0 {
+			x.ref = readPath(in)
+		}
+		return x
+	})
+	if err != nil {
 		return err
 	}
-	_, _, runID, _, err := h.readTarget(r)
-	if err != nil {
+	// The run must be one of the caller's organization under the path's project.
+	c, runID, start, limit := call.Caller, call.In.ref.runID, call.In.start, call.In.limit
+	if _, err := store.GetRun(r.Context(), h.Table, c.OrgID, call.In.ref.projectID, runID); errors.Is(err, store.ErrNotFound) {
+		return httpapi.NotFound("Run")
+	} else if err != nil {
 		return err
 	}
 	items, more, err := list(r.Context(), h.Table, runID, start, limit)
@@ -222,11 +204,11 @@ func writePage(w http.ResponseWriter, start, limit int, more bool, n int, key st
 
 // getRun is GET .../signals/runs/{signals_run_id}: one run with its findings.
 func (h *handlers) getRun(w http.ResponseWriter, r *http.Request) error {
-	orgID, projectID, runID, ids, err := h.readPathOf(r, false, "signals_run_id")
+	call, err := readPathOf(r, "signals_run_id")
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
+	orgID, projectID, runID, ids, ctx := call.Caller.OrgID, call.In.projectID, call.In.runID, call.In.ids, r.Context()
 	run, err := store.GetSignalsRun(ctx, h.Table, orgID, runID, ids[0])
 	if errors.Is(err, store.ErrNotFound) || (err == nil && run.ProjectID != projectID) {
 		return httpapi.NotFound("Signals run")
@@ -250,12 +232,12 @@ func (h *handlers) getRun(w http.ResponseWriter, r *http.Request) error {
 // acknowledge is POST .../signals/findings/{finding_id}/acknowledge: the finding is marked
 // acknowledged (again: unchanged). An acknowledged finding is not notified when it recurs.
 func (h *handlers) acknowledge(w http.ResponseWriter, r *http.Request) error {
-	orgID, projectID, runID, ids, err := h.readPathOf(r, false, "finding_id")
+	call, err := readPathOf(r, "finding_id")
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
-	f, err := store.GetSignalsFinding(ctx, h.Table, orgID, runID, ids[0])
+	c, projectID, runID, ids, ctx := call.Caller, call.In.projectID, call.In.runID, call.In.ids, r.Context()
+	f, err := store.GetSignalsFinding(ctx, h.Table, c.OrgID, runID, ids[0])
 	if errors.Is(err, store.ErrNotFound) || (err == nil && f.ProjectID != projectID) {
 		return httpapi.NotFound("Signals finding")
 	}
@@ -263,10 +245,6 @@ func (h *handlers) acknowledge(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if err := auth.RequireWrite(ctx); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
-	if err != nil {
 		return err
 	}
 	f, err = store.AcknowledgeSignalsFinding(ctx, h.Table, f, c.UserID, h.Stamp())
