@@ -56,9 +56,13 @@
 //     after a bad group id in one 422; Open answers malformed JSON alone, so opening it
 //     with Open would change that answer.
 //   - docs: static documents, no caller, no input.
-//   - traces and evaluate are not converted yet (traces is being split meanwhile).
-//     OTLP ingestion (otelTraces) will not fit: a 415 for the content type first, and a
-//     protobuf or JSON body of its own reader.
+//   - traces' appendSpans: its spans are read against their trace once the trace is found,
+//     into the opening's own collector, so that a span's problems and the body's land in
+//     one 422; Open hands back the input, not the collector.
+//   - traces' OTLP ingestion (otelTraces): a 415 for the content type first, and a protobuf
+//     or JSON body of its own reader.
+//   - traces' PATCHes use Open without Write: a body naming another record than the path is
+//     a 422 for any caller, checked before the write check.
 //
 // Handlers that read a form or read their body twice use Open still: scorers' code
 // version reads its form first (a body that is not a form, or too large, is answered alone,

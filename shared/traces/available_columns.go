@@ -64,22 +64,12 @@ func (h *handlers) sessionColumns(w http.ResponseWriter, r *http.Request) error 
 }
 
 func (h *handlers) columnsOf(w http.ResponseWriter, r *http.Request, kinds []string) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
+	call, err := base.Open(r, base.Opening{Body: true}, base.ByID("project_id", 4, readColumnsRun))
 	if err != nil {
 		return err
 	}
-	errs := validate.New()
-	projectID, _ := errs.Path("project_id", r.PathValue("project_id")).UUID(4)
-	ref := readColumnsRun(errs, raw, present)
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
-	if err != nil {
-		return err
-	}
-
-	settings, err := h.runSettings(r.Context(), c, projectID, ref)
+	ref := call.In.Req
+	settings, err := h.runSettings(r.Context(), call.Caller, call.In.ID, ref)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"slices"
 
-	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/records"
@@ -53,21 +52,16 @@ const maxIngestBody = 6 << 20
 
 // ingest is POST /v2/projects/{project_id}/traces: the logging client's batch flush.
 func (h *handlers) ingest(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, maxIngestBody)
+	now := h.Now().UTC()
+	call, err := base.Open(r, base.Opening{Body: true, Limit: maxIngestBody, Write: true},
+		base.ByID("project_id", 4, func(errs *validate.Errors, raw any, present bool) ingestRequest {
+			return readIngest(errs, raw, present, now)
+		}))
 	if err != nil {
 		return err
 	}
-	errs := validate.New()
-	projectID, _ := errs.Path("project_id", r.PathValue("project_id")).UUID(4)
-	q := readIngest(errs, raw, present, h.Now().UTC())
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	if err := auth.RequireWrite(r.Context()); err != nil {
-		return err
-	}
-	c, _ := base.Caller(r)
-	project, run, err := h.findProjectRun(r.Context(), c, projectID, q.run)
+	q := call.In.Req
+	project, run, err := h.findProjectRun(r.Context(), call.Caller, call.In.ID, q.run)
 	if err != nil {
 		return err
 	}

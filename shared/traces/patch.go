@@ -36,6 +36,22 @@ type recordPatch struct {
 	name       *string
 }
 
+// patchInput is what a PATCH of a record asks: its project, its id, and the change.
+type patchInput struct {
+	projectID, id string
+	p             recordPatch
+}
+
+// readPatchInput reads a PATCH of the record named by path parameter param.
+func readPatchInput(param string) func(*base.Input) patchInput {
+	return func(in *base.Input) (x patchInput) {
+		x.projectID, _ = in.Path("project_id").UUID(4)
+		x.id, _ = in.Path(param).UUID(0)
+		x.p = readRecordPatch(in.Errs, in.Raw, in.Present, param)
+		return x
+	}
+}
+
 func readRecordPatch(errs *validate.Errors, raw any, present bool, idField string) recordPatch {
 	var p recordPatch
 	o, ok := errs.Body(raw, present).Required().Object()
@@ -134,24 +150,18 @@ type updatedAnswer struct {
 
 // patchTrace is PATCH /v2/projects/{project_id}/traces/{trace_id}.
 func (h *handlers) patchTrace(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, maxIngestBody)
+	call, err := base.Open(r, base.Opening{Body: true, Limit: maxIngestBody}, readPatchInput("trace_id"))
 	if err != nil {
 		return err
 	}
-	errs := validate.New()
-	projectID, _ := errs.Path("project_id", r.PathValue("project_id")).UUID(4)
-	id, _ := errs.Path("trace_id", r.PathValue("trace_id")).UUID(0)
-	p := readRecordPatch(errs, raw, present, "trace_id")
-	if err := errs.Err(); err != nil {
-		return err
-	}
+	c, projectID, id, p := call.Caller, call.In.projectID, call.In.id, call.In.p
 	if p.id != "" && p.id != id {
 		return validate.Single(validate.ValueError([]any{"body", "trace_id"}, p.id, "the body names another trace than the path"))
 	}
+	// After the body's own check: a body naming another record is a 422 for any caller.
 	if err := auth.RequireWrite(r.Context()); err != nil {
 		return err
 	}
-	c, _ := base.Caller(r)
 	project, err := h.Project(r.Context(), c, projectID)
 	if err != nil {
 		return err
@@ -230,24 +240,18 @@ func (h *handlers) traceItemByID(ctx context.Context, c auth.Caller, projectID, 
 // patchSpan is PATCH /v2/projects/{project_id}/spans/{span_id}. Spans hold no roll-ups: the
 // span's item changes on the condition that it is still what was read.
 func (h *handlers) patchSpan(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, maxIngestBody)
+	call, err := base.Open(r, base.Opening{Body: true, Limit: maxIngestBody}, readPatchInput("span_id"))
 	if err != nil {
 		return err
 	}
-	errs := validate.New()
-	projectID, _ := errs.Path("project_id", r.PathValue("project_id")).UUID(4)
-	id, _ := errs.Path("span_id", r.PathValue("span_id")).UUID(0)
-	p := readRecordPatch(errs, raw, present, "span_id")
-	if err := errs.Err(); err != nil {
-		return err
-	}
+	c, projectID, id, p := call.Caller, call.In.projectID, call.In.id, call.In.p
 	if p.id != "" && p.id != id {
 		return validate.Single(validate.ValueError([]any{"body", "span_id"}, p.id, "the body names another span than the path"))
 	}
+	// After the body's own check: a body naming another record is a 422 for any caller.
 	if err := auth.RequireWrite(r.Context()); err != nil {
 		return err
 	}
-	c, _ := base.Caller(r)
 	project, err := h.Project(r.Context(), c, projectID)
 	if err != nil {
 		return err

@@ -11,31 +11,31 @@ import (
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/payload"
 	"github.com/evalobs/evalapi/shared/store"
-	"github.com/evalobs/evalapi/shared/validate"
 )
 
 // Reads of one record by id: a trace with its spans as a tree, a span (with its children),
 // a session with its traces. A record of another project or organization is not found.
 
-// readIDs validates the project id and the record id of a read path.
-func readIDs(r *http.Request, param string) (projectID, id string, err error) {
-	errs := validate.New()
-	projectID, _ = errs.Path("project_id", r.PathValue("project_id")).UUID(4)
-	id, _ = errs.Path(param, r.PathValue(param)).UUID(0)
-	return projectID, id, errs.Err()
+// recordPath is the input of a read of one record: its project and its id.
+type recordPath struct{ projectID, id string }
+
+// readRecordPath reads the project id and the record id (path parameter param) of a read.
+func readRecordPath(param string) func(*base.Input) recordPath {
+	return func(in *base.Input) (p recordPath) {
+		p.projectID, _ = in.Path("project_id").UUID(4)
+		p.id, _ = in.Path(param).UUID(0)
+		return p
+	}
 }
 
 // getTrace is GET /v2/projects/{project_id}/traces/{trace_id}: the trace and its spans,
 // nested. The trace and its spans are read at once (one round trip deep).
 func (h *handlers) getTrace(w http.ResponseWriter, r *http.Request) error {
-	projectID, id, err := readIDs(r, "trace_id")
+	call, err := base.Open(r, base.Opening{}, readRecordPath("trace_id"))
 	if err != nil {
 		return err
 	}
-	c, err := base.Caller(r)
-	if err != nil {
-		return err
-	}
+	c, projectID, id := call.Caller, call.In.projectID, call.In.id
 	type got struct {
 		spans []store.Span
 		err   error
@@ -83,14 +83,11 @@ func (h *handlers) traceByID(ctx context.Context, c auth.Caller, projectID, id s
 
 // getSpan is GET /v2/projects/{project_id}/spans/{span_id}: the span and its descendants.
 func (h *handlers) getSpan(w http.ResponseWriter, r *http.Request) error {
-	projectID, id, err := readIDs(r, "span_id")
+	call, err := base.Open(r, base.Opening{}, readRecordPath("span_id"))
 	if err != nil {
 		return err
 	}
-	c, err := base.Caller(r)
-	if err != nil {
-		return err
-	}
+	c, projectID, id := call.Caller, call.In.projectID, call.In.id
 	sp, err := h.spanByID(r.Context(), c, projectID, id)
 	if err != nil {
 		return err
@@ -151,14 +148,11 @@ func (h *handlers) spanByID(ctx context.Context, c auth.Caller, projectID, id st
 // getSession is GET /v2/projects/{project_id}/sessions/{session_id}: the session and its
 // traces (headers and content, without their spans), oldest first.
 func (h *handlers) getSession(w http.ResponseWriter, r *http.Request) error {
-	projectID, id, err := readIDs(r, "session_id")
+	call, err := base.Open(r, base.Opening{}, readRecordPath("session_id"))
 	if err != nil {
 		return err
 	}
-	c, err := base.Caller(r)
-	if err != nil {
-		return err
-	}
+	c, projectID, id := call.Caller, call.In.projectID, call.In.id
 	s, err := h.sessionByID(r.Context(), c, projectID, id)
 	if err != nil {
 		return err

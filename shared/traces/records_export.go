@@ -2,6 +2,7 @@ package traces
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/columns"
 	"github.com/evalobs/evalapi/shared/httpapi"
@@ -71,17 +73,12 @@ func readExport(errs *validate.Errors, raw any, present bool) exportRequest {
 
 // exportRecords is POST /v2/projects/{project_id}/export_records.
 func (h *handlers) exportRecords(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
+	call, err := base.Open(r, base.Opening{Body: true}, base.ByID("project_id", 4, readExport))
 	if err != nil {
 		return err
 	}
-	errs := validate.New()
-	projectID, _ := errs.Path("project_id", r.PathValue("project_id")).UUID(4)
-	x := readExport(errs, raw, present)
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	qd, err := h.authorizeQuery(r, projectID, x.recordQuery)
+	x := call.In.Req
+	qd, err := h.authorizeQuery(r.Context(), call.Caller, call.In.ID, x.recordQuery)
 	if err != nil {
 		return err
 	}
@@ -150,12 +147,8 @@ func (h *handlers) exportRecords(w http.ResponseWriter, r *http.Request) error {
 }
 
 // authorizeQuery finds the run of a query read elsewhere and checks its columns.
-func (h *handlers) authorizeQuery(r *http.Request, projectID string, q recordQuery) (queried, error) {
-	c, err := base.Caller(r)
-	if err != nil {
-		return queried{}, err
-	}
-	run, err := h.findRun(r.Context(), c, projectID, q.run)
+func (h *handlers) authorizeQuery(ctx context.Context, c auth.Caller, projectID string, q recordQuery) (queried, error) {
+	run, err := h.findRun(ctx, c, projectID, q.run)
 	if err != nil {
 		return queried{}, err
 	}

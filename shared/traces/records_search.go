@@ -42,23 +42,21 @@ type queried struct {
 
 // readQueried decodes, validates and authorizes a record query of part.
 func (h *handlers) readQueried(r *http.Request, part queryPart) (queried, error) {
-	projectID, q, err := parseRecordQuery(r, part)
+	call, err := openRecordQuery(r, part)
 	if err != nil {
 		return queried{}, err
 	}
-	return h.authorizeQuery(r, projectID, q)
+	return h.authorizeQuery(r.Context(), call.Caller, call.In.ID, call.In.Req)
 }
 
-// parseRecordQuery decodes and validates a record query of part.
-func parseRecordQuery(r *http.Request, part queryPart) (string, recordQuery, error) {
-	raw, present, err := httpapi.DecodeBody(r, 0)
-	if err != nil {
-		return "", recordQuery{}, err
-	}
-	errs := validate.New()
-	projectID, _ := errs.Path("project_id", r.PathValue("project_id")).UUID(4)
-	q, _, _ := readRecordQuery(errs, raw, present, part)
-	return projectID, q, errs.Err()
+// openRecordQuery opens a handler of a record query of part: its caller, its project id
+// and its query.
+func openRecordQuery(r *http.Request, part queryPart) (base.Call[base.Keyed[recordQuery]], error) {
+	return base.Open(r, base.Opening{Body: true}, base.ByID("project_id", 4,
+		func(errs *validate.Errors, raw any, present bool) recordQuery {
+			q, _, _ := readRecordQuery(errs, raw, present, part)
+			return q
+		}))
 }
 
 // usageColumns are the usage values a record query may also filter (number) and sort on,
@@ -138,23 +136,24 @@ func (h *handlers) countSessions(w http.ResponseWriter, r *http.Request) error {
 
 // searchRecords answers POST <kind>/search for records of entity.
 func (h *handlers) searchRecords(w http.ResponseWriter, r *http.Request, entity string) error {
-	projectID, q, err := parseRecordQuery(r, partPage)
+	call, err := openRecordQuery(r, partPage)
 	if err != nil {
 		return err
 	}
+	c, projectID, q := call.Caller, call.In.ID, call.In.Req
 	ctx := r.Context()
 	// The row a keyset continuation starts after is looked up (in the caller's organization)
 	// while the query is authorized, so that a page at any depth costs two sequential round
 	// trips; it is used only once the run is known and it is checked to be the run's.
 	var position chan positionGot
-	if c, cerr := base.Caller(r); cerr == nil && q.after != "" && (q.sortCol == "" || q.sortCol == "created_at") {
+	if q.after != "" && (q.sortCol == "" || q.sortCol == "created_at") {
 		position = make(chan positionGot, 1)
 		go func() {
 			it, err := store.RecordItem(ctx, h.Table, c.OrgID, q.after)
 			position <- positionGot{it, err}
 		}()
 	}
-	qd, err := h.authorizeQuery(r, projectID, q)
+	qd, err := h.authorizeQuery(ctx, c, projectID, q)
 	var after store.Item
 	if position != nil {
 		got := <-position

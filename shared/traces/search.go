@@ -15,22 +15,25 @@ import (
 	"github.com/evalobs/evalapi/shared/validate"
 )
 
+// searchInput is what a metrics search asks: the body is kept as sent too, for the
+// problems found once the run is known (checkColumns), which point into it.
+type searchInput struct {
+	projectID string
+	q         searchRequest
+	raw       any
+}
+
 // search is operation 10: POST /v2/projects/{project_id}/metrics/search.
 func (h *handlers) search(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
+	call, err := base.Open(r, base.Opening{Body: true}, func(in *base.Input) (x searchInput) {
+		x.projectID, _ = in.Path("project_id").UUID(4)
+		x.q, x.raw = readSearch(in.Errs, in.Raw, in.Present), in.Raw
+		return x
+	})
 	if err != nil {
 		return err
 	}
-	errs := validate.New()
-	projectID, _ := errs.Path("project_id", r.PathValue("project_id")).UUID(4)
-	q := readSearch(errs, raw, present)
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	c, err := base.Caller(r)
-	if err != nil {
-		return err
-	}
+	c, projectID, q, raw := call.Caller, call.In.projectID, call.In.q, call.In.raw
 	// The run's summary (its trace count bounds a scan) is read while the run is looked
 	// up, and used only once the run is known to be the caller's.
 	type summary struct {

@@ -59,20 +59,11 @@ type sessionCreated struct {
 // createSession is POST /v2/projects/{project_id}/sessions. A session with an external id
 // is the one session of the run with it: creating it again answers the same session.
 func (h *handlers) createSession(w http.ResponseWriter, r *http.Request) error {
-	raw, present, err := httpapi.DecodeBody(r, 0)
+	call, err := base.Open(r, base.Opening{Body: true, Write: true}, base.ByID("project_id", 4, readSessionCreate))
 	if err != nil {
 		return err
 	}
-	errs := validate.New()
-	projectID, _ := errs.Path("project_id", r.PathValue("project_id")).UUID(4)
-	q := readSessionCreate(errs, raw, present)
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	if err := auth.RequireWrite(r.Context()); err != nil {
-		return err
-	}
-	c, _ := base.Caller(r)
+	c, projectID, q := call.Caller, call.In.ID, call.In.Req
 	project, run, err := h.findProjectRun(r.Context(), c, projectID, q.run)
 	if err != nil {
 		return err
