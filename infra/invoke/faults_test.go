@@ -140,6 +140,9 @@ func matrix(t *testing.T, base *snapshot, c faultCase) int {
 		t.Fatal(err)
 	}
 	wantEffect := effect(from, after)
+	for _, p := range checkExtremes(from, after) {
+		t.Errorf("healthy: %s", p)
+	}
 	nTable, nSecrets := healthy.ft.Count(), healthy.fs.Count()
 	tableCalls := healthy.ft.Calls()
 	t.Logf("healthy: %d, %d store calls, %d secrets calls, effect %v", want.StatusCode, nTable, nSecrets, wantEffect)
@@ -174,6 +177,9 @@ func matrix(t *testing.T, base *snapshot, c faultCase) int {
 			where := fmt.Sprintf("%s at call %d", inj.name, at)
 			if inj.table {
 				where += " (" + string(tableCalls[at-1].Op) + ")"
+			}
+			for _, p := range checkExtremes(from, got) {
+				t.Errorf("%s: %s", where, p)
 			}
 			for _, p := range judge(inj, want, resp, wantEffect, effect(from, got)) {
 				if known != "" && strings.HasPrefix(p, "half-written") {
