@@ -150,7 +150,9 @@ func (f *fixture) markers(t *testing.T) []store.Item {
 	return page.Items
 }
 
-func same(a, b *fixed.Value) bool { return a == nil && b == nil || a != nil && b != nil && a.Cmp(*b) == 0 }
+func same(a, b *fixed.Value) bool {
+	return a == nil && b == nil || a != nil && b != nil && a.Cmp(*b) == 0
+}
 
 func text(v *fixed.Value) string {
 	if v == nil {
