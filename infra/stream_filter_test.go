@@ -61,6 +61,9 @@ func TestStreamFilterMatchesHandlers(t *testing.T) {
 		{"trace deleted", "REMOVE", trace(true, ""), nil},
 		{"span created", "INSERT", nil, item("TRACE#t", "SPAN#s", store.EntitySpan)},
 		{"span changed", "MODIFY", item("TRACE#t", "SPAN#s", store.EntitySpan), item("TRACE#t", "SPAN#s", store.EntitySpan)},
+		{"extremes repair marked", "INSERT", nil, item("RUN#r", "REPAIR#"+id, store.EntityExtremesRepair)},
+		{"extremes repair done", "REMOVE", item("RUN#r", "REPAIR#"+id, store.EntityExtremesRepair), nil},
+		{"roll-up changed", "MODIFY", item("RUN#r#ROLLUP#_all", "2026-11-24T10:00Z#", store.EntityRollup), item("RUN#r#ROLLUP#_all", "2026-11-24T10:00Z#", store.EntityRollup)},
 	} {
 		rec := stream.Record{ID: "1", Old: tc.old, New: tc.new}
 		handled := consumer.Accepts(rec)

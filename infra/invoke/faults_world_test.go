@@ -14,11 +14,13 @@ import (
 
 	"github.com/evalobs/evalapi/shared/app"
 	"github.com/evalobs/evalapi/shared/app/local"
+	"github.com/evalobs/evalapi/shared/app/workers"
 	"github.com/evalobs/evalapi/shared/secrets"
 	"github.com/evalobs/evalapi/shared/secrets/secretsfault"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/store/embedded"
 	"github.com/evalobs/evalapi/shared/store/storefault"
+	"github.com/evalobs/evalapi/shared/stream"
 )
 
 // snapshot is the whole content of a fixture store: every item and secret. The embedded
@@ -83,6 +85,9 @@ type world struct {
 	ft   *storefault.Table
 	fs   *secretsfault.Store
 	d    app.Deps
+	// stream records the writes of the table's stream consumer (settle), which faults do
+	// not touch: they are the request's.
+	stream *storefault.Table
 }
 
 func newWorld(t *testing.T, from *snapshot, tf []storefault.Fault, sf []secretsfault.Fault) *world {
@@ -101,7 +106,7 @@ func newWorld(t *testing.T, from *snapshot, tf []storefault.Fault, sf []secretsf
 			t.Fatal(err)
 		}
 	}
-	w := &world{from: from, ft: storefault.New(db, tf...), fs: secretsfault.New(mem, sf...)}
+	w := &world{from: from, ft: storefault.New(db, tf...), fs: secretsfault.New(mem, sf...), stream: storefault.New(db)}
 	w.d, err = app.NewDeps(from.cfg, slog.New(slog.DiscardHandler), w.ft, w.fs)
 	if err != nil {
 		t.Fatal(err)
@@ -110,13 +115,65 @@ func newWorld(t *testing.T, from *snapshot, tf []storefault.Fault, sf []secretsf
 	return w
 }
 
-// snapshot reads the world's store now: the snapshot it started from, changed by what its
-// wrappers saw written.
+// snapshot reads the world's store once its stream has run (settle): the snapshot it
+// started from, changed by what its wrappers saw written.
 func (w *world) snapshot(ctx context.Context) (*snapshot, error) {
+	if err := w.settle(ctx); err != nil {
+		return nil, err
+	}
 	s := &snapshot{cfg: w.from.cfg, items: map[store.Key]store.Item{}, secrets: map[string][]byte{}}
-	keys := append(slices.Collect(maps.Keys(w.from.items)), w.ft.Written()...)
+	keys := slices.Concat(slices.Collect(maps.Keys(w.from.items)), w.ft.Written(), w.stream.Written())
 	refs := append(slices.Collect(maps.Keys(w.from.secrets)), w.fs.Written()...)
 	return s, s.read(ctx, w.ft.Inner(), keys, w.fs.Inner(), refs)
+}
+
+// maxSettleRounds bounds the rounds of settle (a purge reports removals it purges in turn).
+const maxSettleRounds = 8
+
+// settle runs the table's stream consumer, with the handlers the stream function runs
+// (workers.Stream), over what the world's writes changed, until it has nothing more to do:
+// an effect is judged as a reader sees it once the stream has run, seconds after the
+// request (a revision's extremes, repaired there when a fault cut the request short). The
+// embedded store in memory has no stream, so each round hands the consumer one record per
+// changed key, its item before and now: net changes, which the handlers take as they take
+// a batch of the stream's records. The consumer's writes make the next round.
+func (w *world) settle(ctx context.Context) error {
+	d := w.d
+	d.Table = w.stream
+	consumer := workers.Stream(d, nil, workers.EvalConfig{})
+	seen := maps.Clone(w.from.items)
+	keys := w.ft.Written()
+	for range maxSettleRounds {
+		keys = slices.SortedFunc(slices.Values(keys), func(a, b store.Key) int { return strings.Compare(a.String(), b.String()) })
+		keys = slices.Compact(keys)
+		items, err := w.ft.Inner().BatchGet(ctx, keys, true)
+		if err != nil {
+			return fmt.Errorf("settle: %w", err)
+		}
+		now := make(map[store.Key]store.Item, len(items))
+		for _, it := range items {
+			now[it.Key()] = it
+		}
+		var records []stream.Record
+		for _, k := range keys {
+			old, cur := seen[k], now[k]
+			if old == nil && cur == nil || old != nil && cur != nil && len(changedAttrs(old, cur)) == 0 {
+				continue
+			}
+			seen[k] = cur
+			if r := (stream.Record{ID: k.String(), Old: old, New: cur}); consumer.Accepts(r) {
+				records = append(records, r)
+			}
+		}
+		if len(records) == 0 {
+			return nil
+		}
+		if failed := consumer.Handle(ctx, records); len(failed) > 0 {
+			return fmt.Errorf("settle: the stream consumer failed on %v", failed)
+		}
+		keys = w.stream.Written()
+	}
+	return fmt.Errorf("settle: the stream still has work after %d rounds", maxSettleRounds)
 }
 
 // random matches the parts of keys and names that differ between two runs of one request:

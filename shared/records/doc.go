@@ -3,7 +3,9 @@
 // ingestion (one transaction per chunk of traces, with the run summary, the column summary,
 // the session claims and the per-minute roll-ups folded in), revisions of a stored trace (a
 // patch, a span appended, a deletion: the old contribution out and the new one in, with the
-// extremes a removed value may have held recomputed), score writes of the evaluator (a
+// extremes a removed value may have held recomputed, and a repair marker in the same
+// transaction that the stream consumer's Repairer completes when a failure cut the
+// recompute off), score writes of the evaluator (a
 // trace's or a span's metric values, written once under redelivery) and the runner's
 // traces of an experiment.
 //

@@ -15,7 +15,9 @@ import (
 // the run summary lose its old contribution and gain its new one (counts and sums exactly,
 // with negative ADDs). Minima and maxima cannot be subtracted: where the old value may have
 // been a bucket's extreme, the extremes of that bucket are recomputed from its traces,
-// written on the condition that no trace came or went meanwhile (the bucket's count).
+// written on the condition that no trace came, went or was revised meanwhile (the bucket's
+// count and its revisions). That recompute follows the transaction; the transaction's
+// repair marker (repair.go) makes sure it happens even when a failure cuts it off.
 
 // ErrRevised answers a Revision that lost every race to other writers of the trace.
 var ErrRevised = errors.New("the trace kept changing; retry")
@@ -33,9 +35,10 @@ type Revision struct {
 
 // Apply commits the Revision and then repairs the extremes it may have invalidated: those
 // of the buckets where a value left that may have been their min or max, and those where a
-// new value may extend them.
+// new value may extend them. When that repair fails, the transaction's marker stays and the
+// stream consumer completes it (Repairer).
 func (rv Revision) Apply(ctx context.Context, t store.Table) error {
-	ops, touched, err := rv.ops()
+	ops, touched, repair, err := rv.ops()
 	if err != nil {
 		return err
 	}
@@ -86,7 +89,15 @@ func (rv Revision) Apply(ctx context.Context, t store.Table) error {
 			}
 		}
 	}
-	return recomputeExtremes(ctx, t, rv.RunID, needRecompute(rv.RunID, touched, cur))
+	if err := recomputeExtremes(ctx, t, rv.RunID, needRecompute(rv.RunID, touched, cur)); err != nil {
+		return err
+	}
+	if repair != nil {
+		// The repair is done. A marker that stays (this delete failed) only makes the
+		// stream consumer do it again, idempotently: no reason to fail the revision.
+		_ = t.Delete(ctx, *repair)
+	}
+	return nil
 }
 
 // rollupItems reads the roll-up items refs name, in one batch.
@@ -136,15 +147,16 @@ func needRecompute(runID string, refs []rollupRef, cur map[store.Key]store.Item)
 }
 
 // ops builds the transaction: the trace's put (or delete) on its read doc, the net roll-up
-// and summary deltas. It returns the roll-up keys whose extremes must be recomputed.
-func (rv Revision) ops() ([]store.Op, []rollupRef, error) {
+// and summary deltas, and the repair marker. It returns the roll-up keys whose extremes must
+// be recomputed and the marker's key (nil when there is none).
+func (rv Revision) ops() ([]store.Op, []rollupRef, *store.Key, error) {
 	doc, _ := rv.BeforeItem["doc"].(string)
 	k := rv.BeforeItem.Key()
 	var ops []store.Op
 	if rv.After != nil {
 		it, err := store.TraceItem(*rv.After)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if it.Key() == k {
 			ops = append(ops, store.PutOp(it, store.Equals("doc", doc)))
@@ -220,11 +232,12 @@ func (rv Revision) ops() ([]store.Op, []rollupRef, error) {
 		if d.IsZero() {
 			continue
 		}
-		// The new values' extremes go in with the recompute below: a plain ADD here.
+		// The new values' extremes go in with the recompute below: a plain ADD here, and one
+		// more revision of the item, which a recompute under way then sees.
 		for _, m := range d.Metrics {
 			m.Min, m.Max = nil, nil
 		}
-		ops = append(ops, store.UpdateOp(store.RollupUpdate(rv.RunID, *d)))
+		ops = append(ops, store.UpdateOp(store.RevisedRollupUpdate(rv.RunID, *d)))
 	}
 	sum := summaryDelta(rv.RunID, []store.Trace{*rv.Before}, 0).Negated()
 	if rv.After != nil {
@@ -232,10 +245,21 @@ func (rv Revision) ops() ([]store.Op, []rollupRef, error) {
 	}
 	sum.NumSpans += rv.SpansChange
 	ops = append(ops, store.UpdateOp(store.RunSummaryUpdate(rv.RunID, sum, rv.Now)))
-	if len(ops) > store.MaxTransactItems {
-		return nil, nil, fmt.Errorf("revise trace %s: %d actions, more than a transaction holds", rv.Before.ID, len(ops))
+	// The marker goes last: callers read the cancellation reasons of the actions before it.
+	marker, err := rv.repairMarker(touched)
+	if err != nil {
+		return nil, nil, nil, err
 	}
-	return ops, touched, nil
+	var repair *store.Key
+	if marker != nil {
+		ops = append(ops, store.PutOp(marker, store.NotExists()))
+		mk := marker.Key()
+		repair = &mk
+	}
+	if len(ops) > store.MaxTransactItems {
+		return nil, nil, nil, fmt.Errorf("revise trace %s: %d actions, more than a transaction holds", rv.Before.ID, len(ops))
+	}
+	return ops, touched, repair, nil
 }
 
 // rollupRef names one metric of one roll-up item, with the value a Revision moves.
@@ -246,98 +270,6 @@ type rollupRef struct {
 	metric       string
 	moved        fixed.Value
 	left         bool // the value left the bucket (else it came)
-}
-
-// maxExtremeRounds bounds the recomputes of one bucket that lose a race to a writer.
-const maxExtremeRounds = 8
-
-// recomputeExtremes sets the min and max of each referenced metric and item from the traces
-// of its period: the minimum and maximum of the values the bucket's traces hold now. Each
-// item's write is conditioned on its trace count being what the scan saw, and redone when
-// it was not.
-func recomputeExtremes(ctx context.Context, t store.Table, runID string, refs []rollupRef) error {
-	type period struct {
-		level  store.RollupLevel
-		minute time.Time
-	}
-	byPeriod := map[period][]rollupRef{}
-	for _, r := range refs {
-		p := period{r.level, r.minute}
-		byPeriod[p] = append(byPeriod[p], r)
-	}
-	for p, rs := range byPeriod {
-		if err := recomputePeriod(ctx, t, runID, p.level, p.minute, rs); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func recomputePeriod(ctx context.Context, t store.Table, runID string, level store.RollupLevel, minute time.Time, refs []rollupRef) error {
-	for round := 0; round < maxExtremeRounds; round++ {
-		var traces []store.Trace
-		err := store.ScanTraces(ctx, t, runID, minute, minute.Add(level.Period()), store.ScanOptions{}, func(tr *store.Trace) error {
-			traces = append(traces, *tr)
-			return nil
-		})
-		if err != nil {
-			return fmt.Errorf("recompute extremes: %w", err)
-		}
-		fresh := map[store.Key]store.Rollup{}
-		for _, d := range rollupDeltas(traces) {
-			if d.Level == level {
-				fresh[store.RollupKey(runID, d.Level, d.Group, d.Minute, d.Value)] = d
-			}
-		}
-		raced := false
-		done := map[store.Key]bool{}
-		for _, r := range refs {
-			k := store.RollupKey(runID, r.level, r.group, r.minute, r.value)
-			if done[k] {
-				continue
-			}
-			done[k] = true
-			d := fresh[k]
-			u := store.Update{Key: k, Set: map[string]any{}, Conds: []store.Cond{store.Equals("n", d.Count)}}
-			if d.Count == 0 {
-				u.Conds = []store.Cond{store.Exists()}
-			}
-			for _, rr := range refs {
-				if store.RollupKey(runID, rr.level, rr.group, rr.minute, rr.value) != k {
-					continue
-				}
-				mn, mx := store.ExtremeAttrs(rr.metric)
-				if m := d.Metrics[rr.metric]; m != nil && m.Min != nil {
-					u.Set[mn], u.Set[mx] = m.Min.String(), m.Max.String()
-				} else if !containsAttr(u.Remove, mn) {
-					u.Remove = append(u.Remove, mn, mx)
-				}
-			}
-			if len(u.Set) == 0 {
-				u.Set = nil
-			}
-			if _, err := t.Update(ctx, u); err != nil {
-				if errors.Is(err, store.ErrConditionFailed) {
-					raced = true
-					continue
-				}
-				return fmt.Errorf("recompute extremes of %v: %w", k, err)
-			}
-		}
-		if !raced {
-			return nil
-		}
-	}
-	return fmt.Errorf("recompute extremes: %w", store.ErrConflict)
-}
-
-func containsAttr(list []string, a string) bool {
-	for _, x := range list {
-		if x == a {
-			return true
-		}
-	}
-	return false
 }
 
 // cameExtremes are the run summary's extremes of the values after holds that before did not

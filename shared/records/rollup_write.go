@@ -52,6 +52,11 @@ func rollupDeltas(traces []store.Trace) []store.Rollup {
 	return out
 }
 
+// Rollups are the roll-up items traces make on their own, at every level, group and value:
+// what recomputing a bucket from its traces yields. The fault matrix holds the stored
+// extremes to them.
+func Rollups(traces []store.Trace) []store.Rollup { return rollupDeltas(traces) }
+
 // Dedupe drops repeated values (a trace tagged twice with one tag counts once in its group).
 func Dedupe(vs []string) []string {
 	if len(vs) < 2 {

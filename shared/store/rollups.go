@@ -30,6 +30,8 @@ import (
 //	                      compare-and-set (a legacy number still reads)
 //	k#<metric>#<category> categorical values per category ("true"/"false" for booleans)
 //	ec#<code>             scorer errors per code; ed#<code> the last error record of that code
+//	rv                    revisions of a trace that moved a value out of or into the item
+//	                      (RevisedRollupUpdate): the guard of a recompute of its extremes
 //
 // Metric names and categories are query-escaped in attribute names, so '#' cannot split them.
 
@@ -268,6 +270,20 @@ func rollupAdds(r Rollup) map[string]int64 {
 func RollupUpdate(runID string, delta Rollup) Update {
 	return Update{Key: RollupKey(runID, delta.Level, delta.Group, delta.Minute, delta.Value),
 		Set: rollupStatic(delta), Add: rollupAdds(delta)}
+}
+
+// RollupRevisions is the attribute counting the revisions that moved a value out of or into
+// a roll-up item. A recompute of the item's extremes from its traces is written on the
+// condition that it still holds what it held before the traces were read: a value revised
+// in between (which leaves the trace count as it was) makes the recompute start again.
+const RollupRevisions = "rv"
+
+// RevisedRollupUpdate is RollupUpdate for a revision of a trace: one more revision of the
+// item besides the delta.
+func RevisedRollupUpdate(runID string, delta Rollup) Update {
+	u := RollupUpdate(runID, delta)
+	u.Add[RollupRevisions] = 1
+	return u
 }
 
 // ExtremeAttrs are the attributes of a metric's min and max in a roll-up item.

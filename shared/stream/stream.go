@@ -1,6 +1,7 @@
 // Package stream is the consumer of the table's change stream. DynamoDB Streams allows two
 // readers per shard, so one consumer reads it and hands each record to the handlers that
-// accept it (today shared/purge; evaluation dispatch and cleanup plug in the same way).
+// accept it (shared/purge, the evaluation dispatcher, the extremes repair of
+// shared/records; shared/app/workers.Stream lists them).
 //
 // The same Consumer runs in the cloud (functions/stream: a Lambda on the DynamoDB stream,
 // see HandleDynamoDBEvent) and in the local host (shared/app/local.Stream, fed by the

@@ -19,9 +19,10 @@ import (
 )
 
 // Stream is the consumer of the table's stream with every handler the service runs on it:
-// the purge, and the evaluation dispatcher sending to evalQueue (none when nil).
+// the purge, the repair of the extremes a trace's revision left (records.Repairer), and the
+// evaluation dispatcher sending to evalQueue (none when nil).
 func Stream(d app.Deps, evalQueue queue.Sender, ec EvalConfig) *stream.Consumer {
-	handlers := []stream.Handler{purge.New(d.Table, d.Log).WithPayloads(d.Payloads)}
+	handlers := []stream.Handler{purge.New(d.Table, d.Log).WithPayloads(d.Payloads), records.NewRepairer(d.Table, d.Log)}
 	if evalQueue != nil {
 		handlers = append(handlers, evaluate.NewDispatcher(d.Table, evalQueue, ec.QuietPeriod, d.Log))
 	}
