@@ -15,7 +15,7 @@ import (
 // checkExtremes lists the roll-up items a request changed (from before to after) whose
 // minima or maxima are not those of the traces after holds: a revision's extremes must be
 // exact once the stream has run, whichever call a fault cut. It holds for the operations
-// of knownPartial too, whose half-writes are by whole traces.
+// of retryCompletes too, whose half-writes are by whole traces.
 func checkExtremes(before, after *snapshot) []string {
 	byRun := map[string][]store.Trace{}
 	for _, it := range after.items {

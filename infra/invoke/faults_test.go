@@ -46,12 +46,15 @@ var injections = []injection{
 	{"secret failure", false, func() error { return secretsfault.ErrInjected }, false, failed},
 }
 
-// knownPartial lists the operations whose half-writes the matrix found and that are not
-// fixed yet (by method and path, so that every sample of one operation is covered), with
-// why; their half-writes are logged, not failed (the roll-ups' extremes are checked all the
-// same: checkExtremes), and the test fails when one no longer half-writes so that the entry
-// goes. See docs/RELIABILITY.md, "Known partial writes".
-var knownPartial = []struct {
+// retryCompletes lists the operations whose effect is several transactions, each exact, so
+// that a fault between two of them answers 503 with part of the effect written (by method
+// and path, so that every sample of one operation is covered), with why. Their contract is
+// the standard's "safe to retry": for each such half-write the matrix sends the same
+// request again on what the fault left, and the effect must then be the healthy one, to the
+// item; the roll-ups' extremes are checked all the same (checkExtremes). The test fails when
+// an operation listed no longer half-writes, so that its entry goes. See
+// docs/RELIABILITY.md, "Writes completed by a retry".
+var retryCompletes = []struct {
 	method string
 	path   *regexp.Regexp
 	why    string
@@ -64,13 +67,13 @@ var knownPartial = []struct {
 		"a session's traces are deleted one transaction each"},
 }
 
-// knownPartialOf is why event's operation is in knownPartial, or "".
-func knownPartialOf(event []byte) string {
+// retryCompletesOf is why event's operation is in retryCompletes, or "".
+func retryCompletesOf(event []byte) string {
 	e, err := DecodeEvent(event)
 	if err != nil {
 		return ""
 	}
-	for _, k := range knownPartial {
+	for _, k := range retryCompletes {
 		if e.RequestContext.HTTP.Method == k.method && k.path.MatchString(e.RawPath) {
 			return k.why
 		}
@@ -150,7 +153,7 @@ func matrix(t *testing.T, base *snapshot, c faultCase) int {
 		t.Fatalf("the healthy request answers %d %s", want.StatusCode, want.Body)
 	}
 
-	runs, partial, known := 0, 0, knownPartialOf(event)
+	runs, partial, known := 0, 0, retryCompletesOf(event)
 	for _, inj := range injections {
 		n := nSecrets
 		if inj.table {
@@ -184,7 +187,9 @@ func matrix(t *testing.T, base *snapshot, c faultCase) int {
 			for _, p := range judge(inj, want, resp, wantEffect, effect(from, got)) {
 				if known != "" && strings.HasPrefix(p, "half-written") {
 					partial++
-					t.Logf("%s: %s (known: %s)", where, p, known)
+					for _, p := range retried(t, w, c.group, event, from, wantEffect) {
+						t.Errorf("%s: half-written (%s), then %s", where, known, p)
+					}
 					continue
 				}
 				t.Errorf("%s: %s", where, p)
@@ -193,7 +198,7 @@ func matrix(t *testing.T, base *snapshot, c faultCase) int {
 	}
 
 	if known != "" && len(wantEffect) > 0 && partial == 0 {
-		t.Errorf("no half-write any more: remove the operation from knownPartial (and from docs/RELIABILITY.md)")
+		t.Errorf("no half-write any more: remove the operation from retryCompletes (and from docs/RELIABILITY.md)")
 	}
 
 	// A table that throttles every call: retries must stop at the request's deadline.
@@ -212,6 +217,30 @@ func matrix(t *testing.T, base *snapshot, c faultCase) int {
 		t.Errorf("outage: %s", p)
 	}
 	return runs + 1
+}
+
+// retried sends event again on what w holds after a faulted run, with no fault, and says
+// how the effect then differs from the healthy one (nothing when the retry completed it).
+func retried(t *testing.T, w *world, group string, event []byte, from *snapshot, wantEffect []string) []string {
+	t.Helper()
+	left, err := w.snapshot(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := newWorld(t, left, nil, nil)
+	resp := invokeIn(t, again, group, event, FunctionTimeout)
+	got, err := again.snapshot(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var problems []string
+	if resp.StatusCode >= 300 {
+		problems = append(problems, fmt.Sprintf("the retry answered %d %s", resp.StatusCode, resp.Body))
+	}
+	if eff := effect(from, got); !slices.Equal(eff, wantEffect) {
+		problems = append(problems, fmt.Sprintf("the retry left %v, want %v", eff, wantEffect))
+	}
+	return append(problems, checkExtremes(from, got)...)
 }
 
 // setUp runs c.setup healthy on a copy of base and returns the copy's content and c's event
