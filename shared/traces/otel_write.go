@@ -1,10 +1,12 @@
 package traces
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
+	"strings"
 	"time"
 
 	"github.com/evalobs/evalapi/shared/records"
@@ -192,9 +194,21 @@ func applyRoot(tr *store.Trace, root *otlp.Mapped) {
 }
 
 // traceText is a span's content as a trace's (text): a string as is; of messages, the
-// content of the last one of role; anything else as JSON text.
+// content of the last one of role; anything else as JSON text. A string that holds a
+// message list (an agent or workflow root keeps its messages as text: the 2026
+// conventions put gen_ai.input.messages on invoke_agent) is read as those messages.
 func traceText(c store.Content, role string) store.Content {
-	if c.IsNull() || c[0] == '"' {
+	if c.IsNull() {
+		return c
+	}
+	if c[0] == '"' {
+		var s string
+		if json.Unmarshal(c, &s) != nil || !strings.HasPrefix(s, "[{") {
+			return c
+		}
+		if out := traceText(store.Content(s), role); !bytes.Equal(out, store.StringContent(s)) {
+			return out
+		}
 		return c
 	}
 	var msgs []map[string]any
