@@ -256,3 +256,68 @@ func TestOTLPEvaluationBesideScorer(t *testing.T) {
 		}
 	}
 }
+
+// withoutStamps drops updated_at at every level of a read (merges stamp it).
+func withoutStamps(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		delete(x, "updated_at")
+		for _, y := range x {
+			withoutStamps(y)
+		}
+	case []any:
+		for _, y := range x {
+			withoutStamps(y)
+		}
+	}
+	return v
+}
+
+// TestOTLPEvaluationRecordings: the 2026 recordings of an agent whose chat span carries a
+// judgment (genai2026_evaluated) and of a later evaluator's log-style judgments
+// (genai2026_judgments), sent in protobuf and in JSON, judgments before or after their
+// spans, read back as one golden trace (genai2026_judged.golden.json), and re-sending both
+// writes nothing.
+func TestOTLPEvaluationRecordings(t *testing.T) {
+	golden := filepath.Join(otlpData, "genai2026_judged.golden.json")
+	var want []byte
+	for _, enc := range []struct{ name, ct, ext string }{{"json", ctJSON, ".json"}, {"protobuf", ctProtobuf, ".pb"}} {
+		var bodies [2][]byte
+		for i, name := range []string{"genai2026_evaluated", "genai2026_judgments"} {
+			b, err := os.ReadFile(filepath.Join(otlpData, name+enc.ext))
+			mustDo(t, err)
+			bodies[i] = b
+		}
+		js, _ := os.ReadFile(filepath.Join(otlpData, "genai2026.json"))
+		id := traceIDOf(t, js)
+		for _, order := range [][]int{{0, 1}, {1, 0}} {
+			t.Run(fmt.Sprint(enc.name, order), func(t *testing.T) {
+				h := newOTLPHarness(t)
+				send := func() {
+					for _, i := range order {
+						if code, body, _ := h.otlpPost(&h.org.Admin, "/v1/traces", enc.ct, bodies[i], exampleRun); code != http.StatusOK {
+							t.Fatalf("export %d: %d %s", i, code, body)
+						}
+					}
+				}
+				send()
+				got, _ := json.MarshalIndent(withoutStamps(h.readTrace(id)), "", " ")
+				if want == nil {
+					if *updateGolden {
+						mustDo(t, os.WriteFile(golden, append(got, '\n'), 0o644))
+					}
+					var err error
+					if want, err = os.ReadFile(golden); err != nil {
+						t.Fatalf("%v (run with -update)", err)
+					}
+				}
+				if string(want) != string(got)+"\n" {
+					t.Errorf("the judged trace differs from %s:\n%s", golden, got)
+				}
+				if n := h.writes(send); n != 0 {
+					t.Errorf("re-sending wrote %d times", n)
+				}
+			})
+		}
+	}
+}
