@@ -212,7 +212,8 @@ func checkEvaluated(t *testing.T, tr map[string]any) {
 
 // TestOTLPEvaluationBesideScorer: a run whose metric settings hold a scorer of the
 // evaluation's name keeps the external value under name_external, apart from the scorer's
-// own value, which it neither overwrites nor is summed with; the catalog lists both.
+// own value, which it neither overwrites nor is summed with; the catalog lists both, and
+// the records searches filter on the external one.
 func TestOTLPEvaluationBesideScorer(t *testing.T) {
 	h := newOTLPHarness(t)
 	ctx := t.Context()
@@ -254,6 +255,19 @@ func TestOTLPEvaluationBesideScorer(t *testing.T) {
 		if !found[id] {
 			t.Errorf("the catalog lacks %s", id)
 		}
+	}
+	// The records searches filter on an external metric like on a scorer's.
+	var page pageAnswer
+	h.call("POST", projectPath+"/spans/search", `{"log_stream_id":"`+ExampleLogStreamID+
+		`","filters":[{"type":"number","name":"metrics/relevance_external","operator":"gte","value":0.6}]}`, 200, &page)
+	if len(page.Records) != 1 || page.Records[0]["name"] != "chat claude-sonnet-4-5" {
+		t.Errorf("spans with relevance_external >= 0.6: %v", page.Records)
+	}
+	page = pageAnswer{}
+	h.call("POST", projectPath+"/traces/search", `{"log_stream_id":"`+ExampleLogStreamID+
+		`","filters":[{"type":"number","name":"metrics/relevance_external","operator":"gte","value":0.6}]}`, 200, &page)
+	if len(page.Records) != 1 {
+		t.Errorf("traces with relevance_external >= 0.6: %v", page.Records)
 	}
 }
 
