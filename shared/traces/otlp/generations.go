@@ -16,6 +16,12 @@ var renamed = [][2]string{
 	// Usage: the record's input and output figures.
 	{"gen_ai.usage.prompt_tokens", "gen_ai.usage.input_tokens"},
 	{"gen_ai.usage.completion_tokens", "gen_ai.usage.output_tokens"},
+	// Metadata only, renamed so one figure is one key whichever generation sent it.
+	{"gen_ai.openai.request.service_tier", "openai.request.service_tier"},
+	{"gen_ai.openai.response.service_tier", "openai.response.service_tier"},
+	{"gen_ai.openai.response.system_fingerprint", "openai.response.system_fingerprint"},
+	{"gen_ai.openai.request.seed", "gen_ai.request.seed"},
+	{"gen_ai.openai.request.response_format", "gen_ai.output.type"},
 	// Cache and reasoning tokens: the client's metrics have no such figure, so they stay in
 	// the metadata, under the 2026 name.
 	{"gen_ai.usage.cache_creation.input_tokens", attrCacheWrite},

@@ -75,6 +75,13 @@ func TestGenerationsMapAlike(t *testing.T) {
 			t.Errorf("OpenInference: %s kept beside its mapped name", k)
 		}
 	}
+	// Attributes kept in metadata only land under their 2026 name too.
+	md := otlp.Map("run", nil, span(str("gen_ai.operation.name", "chat"), str("gen_ai.openai.request.service_tier", "auto"),
+		str("gen_ai.openai.response.system_fingerprint", "fp_1"), num("gen_ai.openai.request.seed", 7))).Span.Metadata
+	if md["openai.request.service_tier"] != "auto" || md["openai.response.system_fingerprint"] != "fp_1" || md["gen_ai.request.seed"] != "7" ||
+		md["gen_ai.openai.request.service_tier"] != "" {
+		t.Errorf("renamed metadata: %v", md)
+	}
 	// The newer value wins when the two generations disagree.
 	mixed := otlp.Map("run", nil, span(str("gen_ai.system", "openai"), str("gen_ai.provider.name", "azure.ai.openai"),
 		num("gen_ai.usage.cache_creation.input_tokens", 1), num("gen_ai.usage.cache_write.input_tokens", 2))).Span
