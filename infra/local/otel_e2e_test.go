@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -23,8 +25,11 @@ import (
 // TestOTLPExporterEndToEnd points the OpenTelemetry Go SDK's OTLP/HTTP exporter at the
 // local host, as a user does with OTEL_EXPORTER_OTLP_TRACES_ENDPOINT and
 // OTEL_EXPORTER_OTLP_HEADERS: an agent's spans go in three exports, children first, and
-// form one trace in a project and log stream the export creates by name; exporting them
-// all again changes nothing.
+// form one trace in a project and log stream the export creates by name. An evaluator's
+// judgments (gen_ai.evaluation.result: an event of the chat span, and log-style spans of
+// their own exported before the spans they judge) become external metric values of the
+// judged spans, rolled up on the trace and reported by the metrics search. Exporting
+// everything again changes nothing.
 func TestOTLPExporterEndToEnd(t *testing.T) {
 	h := startHost(t, "DATA_DIR="+t.TempDir(), "ADMIN_EMAIL="+adminEmail, "ADMIN_PASSWORD="+adminPassword)
 	c := client{base: h.URL, v: apitest.Validator(t)}
@@ -53,6 +58,9 @@ func TestOTLPExporterEndToEnd(t *testing.T) {
 		attribute.String("gen_ai.operation.name", "chat"), attribute.String("gen_ai.request.model", "gpt-4o"),
 		attribute.Int("gen_ai.usage.input_tokens", 30), attribute.Int("gen_ai.usage.output_tokens", 5),
 		attribute.String("gen_ai.input.messages", `[{"role":"user","parts":[{"type":"text","content":"Plan a trip"}]}]`)))
+	chat.AddEvent("gen_ai.evaluation.result", trace.WithAttributes(attribute.String("gen_ai.evaluation.name", "relevance"),
+		attribute.Float64("gen_ai.evaluation.score.value", 0.8), attribute.String("gen_ai.evaluation.score.label", "relevant"),
+		attribute.String("gen_ai.evaluation.explanation", "on topic")))
 	chat.End()
 	tctx, tool := tr.Start(rctx, "execute_tool search", trace.WithAttributes(
 		attribute.String("gen_ai.operation.name", "execute_tool"), attribute.String("gen_ai.tool.call.id", "call_9")))
@@ -62,11 +70,19 @@ func TestOTLPExporterEndToEnd(t *testing.T) {
 	fetch.End()
 	tool.End()
 	root.End()
-	spans := rec.Ended() // in end order: chat, GET, tool, root
-	if len(spans) != 4 {
+	// A later evaluator's judgments, log-style: spans of their own parented to the judged ones.
+	judge := func(of trace.Span, attrs ...attribute.KeyValue) {
+		_, j := tr.Start(trace.ContextWithSpanContext(ctx, of.SpanContext()), "gen_ai.evaluation.result", trace.WithAttributes(attrs...))
+		j.End()
+	}
+	judge(chat, attribute.String("gen_ai.evaluation.name", "helpfulness"), attribute.String("gen_ai.evaluation.score.label", "helpful"))
+	judge(tool, attribute.String("gen_ai.evaluation.name", "relevance"), attribute.Float64("gen_ai.evaluation.score.value", 0.4))
+	spans := rec.Ended() // in end order: chat, GET, tool, root, the two judgments
+	if len(spans) != 6 {
 		t.Fatalf("%d spans recorded", len(spans))
 	}
-	for _, batch := range [][]sdktrace.ReadOnlySpan{{spans[0]}, {spans[1], spans[2]}, {spans[3]}} {
+	// The judgments first: they wait for their spans.
+	for _, batch := range [][]sdktrace.ReadOnlySpan{{spans[4], spans[5]}, {spans[0]}, {spans[1], spans[2]}, {spans[3]}} {
 		if err := exp.ExportSpans(ctx, batch); err != nil {
 			t.Fatalf("export: %v", err)
 		}
@@ -120,6 +136,34 @@ func TestOTLPExporterEndToEnd(t *testing.T) {
 	toolSpan := kidsOf(kids[0])[1]
 	if calls := kidsOf(toolSpan); toolSpan["type"] != "tool" || len(calls) != 1 || calls[0]["status_code"] != float64(502) {
 		t.Errorf("tool step: %s", before)
+	}
+	metric := func(n map[string]any, name string) map[string]any {
+		mi, _ := n["metric_info"].(map[string]any)
+		v, _ := mi[name].(map[string]any)
+		return v
+	}
+	near := func(v any, want float64) bool { f, ok := v.(float64); return ok && math.Abs(f-want) < 1e-9 }
+	chatSpan := kidsOf(kids[0])[0]
+	if v := metric(chatSpan, "relevance"); v["value"] != 0.8 || v["explanation"] != "relevant: on topic" || v["source"] != "external" {
+		t.Errorf("chat relevance: %v", v)
+	}
+	if v := metric(chatSpan, "helpfulness"); v["value"] != "helpful" || v["source"] != "external" {
+		t.Errorf("chat helpfulness: %v", v)
+	}
+	if v := metric(toolSpan, "relevance"); v["value"] != 0.4 {
+		t.Errorf("tool relevance: %v", v)
+	}
+	if v := metric(got, "relevance"); !near(v["value"], 0.6) {
+		t.Errorf("trace relevance (the average of its spans'): %v", v)
+	}
+	now := time.Now().UTC().Truncate(time.Minute)
+	resp, body := c.do(t, http.MethodPost, "/v2/projects/"+projects[0].ID+"/metrics/search", header, strings.NewReader(
+		`{"log_stream_id":"`+streams[0].ID+`","start_time":"`+now.Add(-time.Hour).Format(time.RFC3339)+`","end_time":"`+now.Add(time.Hour).Format(time.RFC3339)+`"}`))
+	var search struct {
+		AggregateMetrics map[string]any `json:"aggregate_metrics"`
+	}
+	if resp.StatusCode != http.StatusOK || json.Unmarshal([]byte(body), &search) != nil || !near(search.AggregateMetrics["relevance"], 0.6) {
+		t.Errorf("metrics search: %d %s", resp.StatusCode, body)
 	}
 	count := func() string {
 		resp, body := c.do(t, http.MethodPost, "/v2/projects/"+projects[0].ID+"/spans/count", header,

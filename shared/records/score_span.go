@@ -201,5 +201,11 @@ func rollUp(spans []store.Span, metric, strategy string) (store.MetricValue, boo
 	if strategy != RollUpSum {
 		sum /= float64(count)
 	}
-	return store.MetricValue{Number: &sum, Explanation: expl}, true
+	src := vals[0].Source // the roll-up of one source's values is that source's (external ones stay marked)
+	for _, v := range vals {
+		if v.Source != src {
+			src = ""
+		}
+	}
+	return store.MetricValue{Number: &sum, Explanation: expl, Source: src}, true
 }

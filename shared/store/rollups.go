@@ -249,7 +249,9 @@ func rollupStatic(r Rollup) map[string]any {
 func rollupAdds(r Rollup) map[string]int64 {
 	add := map[string]int64{"n": r.Count}
 	for name, m := range r.Metrics {
-		if m.N > 0 {
+		// A revision that replaces a value moves the sum with no change of the count (and a
+		// removal moves both down): any non-zero delta is added, not only a positive count.
+		if m.N != 0 || !m.Sum.IsZero() {
 			add["mc#"+esc(name)] = m.N
 			addSum(add, name, m.Sum)
 		}

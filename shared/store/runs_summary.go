@@ -139,7 +139,8 @@ func RunSummaryUpdate(runID string, delta RunSummary, now time.Time) Update {
 	add := map[string]int64{"num_traces": delta.NumTraces, "num_spans": delta.NumSpans,
 		"num_sessions": delta.NumSessions}
 	for name, m := range delta.Metrics {
-		if n := m.numeric(); n > 0 {
+		// As in a roll-up: a replaced value moves the sum alone, a removed one both down.
+		if n := m.numeric(); n != 0 || !m.Sum.IsZero() {
 			add["mc#"+esc(name)] = n
 			addSum(add, name, m.Sum)
 		}

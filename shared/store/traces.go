@@ -77,7 +77,13 @@ type MetricValue struct {
 	// Reason is a skipped state's not_applicable_reason: SkipBudget when the daily judge
 	// budget held the judgment back (an evaluate job may still score it).
 	Reason string `json:"r,omitempty"`
+	// Source is who judged: empty for this service's scorers, SourceExternal for a value an
+	// evaluator outside it sent (an OpenTelemetry gen_ai.evaluation.result, docs/OTEL.md).
+	Source string `json:"src,omitempty"`
 }
+
+// SourceExternal marks a metric value judged by an evaluator outside the service.
+const SourceExternal = "external"
 
 // HasResult reports whether v holds a value or an error (not only a state).
 func (v MetricValue) HasResult() bool {

@@ -119,6 +119,11 @@ func (s *stat) value(method string) any {
 		if s.n > 0 {
 			return s.max.Float64()
 		}
+	case methodExternal:
+		if s.n > 0 {
+			return s.sum.Quo(s.n)
+		}
+		return s.value("category_count")
 	case "category_count":
 		if len(s.cats) > 0 {
 			out := make(map[string]int64, len(s.cats))

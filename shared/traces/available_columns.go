@@ -77,6 +77,7 @@ func (h *handlers) columnsOf(w http.ResponseWriter, r *http.Request, kinds []str
 	if err != nil {
 		return err
 	}
+	settings.Scorers = withExternal(settings.Scorers, filled, nil) // external evaluators' metrics too
 	cols := columns.ForSettings(settings).WithEmptiness(filled)
 	if kinds != nil {
 		cols = slices.DeleteFunc(cols, func(c columns.Column) bool {

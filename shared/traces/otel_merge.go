@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/evalobs/evalapi/shared/payload"
 	"github.com/evalobs/evalapi/shared/records"
@@ -100,20 +101,43 @@ func (h *handlers) otelMergeOnce(ctx context.Context, run store.Run, g *otelTrac
 	if err != nil {
 		return err
 	}
-	have := make(map[string]bool, len(stored))
-	for _, sp := range stored {
-		have[sp.ID] = true
+	have := make(map[string]*store.Span, len(stored))
+	for i := range stored {
+		have[stored[i].ID] = &stored[i]
 	}
 	var add []store.Span
+	scores := map[string]map[string]store.MetricValue{} // stored span: its changed external values
+	replaced := map[string]bool{}                       // placeholders the export's spans replace
 	for _, m := range g.spans {
-		if have[m.Span.ID] {
-			continue
+		prev := have[m.Span.ID]
+		switch {
+		case prev != nil && otlp.IsPending(prev) && !otlp.IsPending(&m.Span):
+			// The span judged before it arrived takes its placeholder's place and values
+			// (the export's own values win).
+			sp := m.Span
+			sp.SessionID = session
+			if values := changedValues(prev.Metrics, sp.Metrics); len(values) > 0 {
+				for k := range values {
+					g.markChanged(k)
+				}
+			}
+			sp.Metrics = mergedValues(prev.Metrics, sp.Metrics)
+			add = append(add, sp)
+			replaced[sp.ID] = true
+		case prev != nil:
+			if values := changedValues(prev.Metrics, m.Span.Metrics); len(values) > 0 {
+				scores[prev.ID] = values
+			}
+		default:
+			sp := m.Span
+			sp.SessionID = session
+			add = append(add, sp)
+			for k := range sp.Metrics {
+				g.markChanged(k)
+			}
 		}
-		have[m.Span.ID] = true
-		sp := m.Span
-		sp.SessionID = session
-		add = append(add, sp)
 	}
+	stored = slices.DeleteFunc(stored, func(s store.Span) bool { return replaced[s.ID] })
 	setDepths(g.id, add, stored)
 	if newSession {
 		if err := h.otelSession(ctx, run, session, g); err != nil {
@@ -136,6 +160,9 @@ func (h *handlers) otelMergeOnce(ctx context.Context, run store.Run, g *otelTrac
 		if err := store.PutSpans(ctx, h.Table, add); err != nil {
 			return fmt.Errorf("otlp: %w", err)
 		}
+	}
+	if err := h.otelScoreSpans(ctx, g, scores); err != nil {
+		return err
 	}
 	after := before
 	after.RecordContent = before.RecordContent

@@ -1,10 +1,12 @@
 package traces
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
+	"strings"
 	"time"
 
 	"github.com/evalobs/evalapi/shared/records"
@@ -35,19 +37,35 @@ type otelTrace struct {
 	ext     *store.LogSession // the session its session.id names, created with the trace
 	spans   []otlp.Mapped
 	seen    map[string]bool // span ids
+	evals   []otlp.Evaluation
+	rollups map[string]string // metric key of an external value: its roll-up strategy
+	changed map[string]bool   // metric keys of external values this export changed
 }
 
 // otelGroup groups the mapped spans of a run by trace, in their order of first appearance.
 func otelGroup(run store.Run, res []otlp.KeyValue, spans []otlp.Span, into map[string]*otelTrace, order *[]string, now time.Time) {
-	for i := range spans {
-		m := otlp.Map(run.ID, res, &spans[i])
-		m.Span.ProjectID, m.Span.OrgID = run.ProjectID, run.OrgID
-		g := into[m.Span.TraceID]
+	group := func(id string) *otelTrace {
+		g := into[id]
 		if g == nil {
-			g = &otelTrace{id: m.Span.TraceID, seen: map[string]bool{}}
+			g = &otelTrace{id: id, seen: map[string]bool{}}
 			into[g.id] = g
 			*order = append(*order, g.id)
 		}
+		return g
+	}
+	for i := range spans {
+		evals := otlp.Evaluations(&spans[i])
+		if otlp.IsEvaluationCarrier(&spans[i]) { // a judgment, not a step: not stored
+			if len(evals) > 0 {
+				g := group(otlp.TraceUUID(run.ID, spans[i].TraceID))
+				g.evals = append(g.evals, evals...)
+			}
+			continue
+		}
+		m := otlp.Map(run.ID, res, &spans[i])
+		m.Span.ProjectID, m.Span.OrgID = run.ProjectID, run.OrgID
+		g := group(m.Span.TraceID)
+		g.evals = append(g.evals, evals...)
 		if g.seen[m.Span.ID] {
 			continue // the same span twice in one export is stored once
 		}
@@ -75,6 +93,19 @@ func sessionAttr(s *otlp.Span) string {
 
 // otelWrite stores the traces of one run.
 func (h *handlers) otelWrite(ctx context.Context, run store.Run, groups map[string]*otelTrace, order []string) error {
+	for _, id := range order {
+		if len(groups[id].evals) == 0 {
+			continue
+		}
+		key, err := h.otelEvalKey(ctx, run) // read once, only for an export with judgments
+		if err != nil {
+			return err
+		}
+		for _, id := range order {
+			otelApplyEvals(run, groups[id], key, h.Now().UTC())
+		}
+		break
+	}
 	claims := make([]store.Key, len(order))
 	for i, id := range order {
 		claims[i] = store.RecordClaimKey(run.ID, id)
@@ -115,6 +146,12 @@ func (h *handlers) otelWrite(ctx context.Context, run store.Run, groups map[stri
 				stored = append(stored, tr.ID)
 			}
 		}
+		for _, tr := range fresh { // their spans' external values are new: the trace rolls them up
+			g := groups[tr.ID]
+			for k := range g.rollups {
+				g.markChanged(k)
+			}
+		}
 	}
 	items, err := h.otelTraceItems(ctx, run, stored, claimed)
 	if err != nil {
@@ -128,6 +165,11 @@ func (h *handlers) otelWrite(ctx context.Context, run store.Run, groups map[stri
 		}
 		// The claims and items read above start the merge (a claim made since is read then).
 		if err := h.otelMerge(ctx, run, groups[id], claim, item); err != nil {
+			return err
+		}
+	}
+	for _, id := range order {
+		if err := h.otelRollUp(ctx, run, groups[id]); err != nil {
 			return err
 		}
 	}
@@ -192,9 +234,21 @@ func applyRoot(tr *store.Trace, root *otlp.Mapped) {
 }
 
 // traceText is a span's content as a trace's (text): a string as is; of messages, the
-// content of the last one of role; anything else as JSON text.
+// content of the last one of role; anything else as JSON text. A string that holds a
+// message list (an agent or workflow root keeps its messages as text: the 2026
+// conventions put gen_ai.input.messages on invoke_agent) is read as those messages.
 func traceText(c store.Content, role string) store.Content {
-	if c.IsNull() || c[0] == '"' {
+	if c.IsNull() {
+		return c
+	}
+	if c[0] == '"' {
+		var s string
+		if json.Unmarshal(c, &s) != nil || !strings.HasPrefix(s, "[{") {
+			return c
+		}
+		if out := traceText(store.Content(s), role); !bytes.Equal(out, store.StringContent(s)) {
+			return out
+		}
 		return c
 	}
 	var msgs []map[string]any

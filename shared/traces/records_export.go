@@ -152,6 +152,13 @@ func (h *handlers) authorizeQuery(ctx context.Context, c auth.Caller, projectID 
 	if err != nil {
 		return queried{}, err
 	}
+	// The external evaluators' metrics (docs/OTEL.md) are columns of the run like its
+	// scorers': the run's filled columns name them.
+	filled, err := store.FilledColumns(ctx, h.Table, run.ID)
+	if err != nil {
+		return queried{}, err
+	}
+	run.Scorers = withExternal(run.Scorers, filled, nil)
 	cat := columns.ForSettings(run.MetricSettings)
 	return queried{q: q, run: run, cat: cat}, checkRecordColumns(cat, q)
 }

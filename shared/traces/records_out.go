@@ -117,6 +117,9 @@ func metricInfo(ms map[string]store.MetricValue) map[string]any {
 			}
 			out[name] = m
 		}
+		if m, ok := out[name].(map[string]any); ok && v.Source != "" {
+			m["source"] = v.Source // an external evaluator's judgment (docs/OTEL.md)
+		}
 	}
 	return out
 }

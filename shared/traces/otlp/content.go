@@ -42,9 +42,6 @@ func mapContent(a attrs, s *Span, sp *store.Span, used map[string]bool) {
 		} else if outValue != nil {
 			c.Output = content(map[string]any{"role": "assistant", "content": textOf(outValue)})
 		}
-		if tools := toolDefinitions(a, used); len(tools) > 0 {
-			c.Tools = content(tools)
-		}
 	case "retriever":
 		if q := first(a, used, "gen_ai.retrieval.query.text"); q != nil {
 			c.Input = content(*q)
@@ -80,6 +77,11 @@ func mapContent(a attrs, s *Span, sp *store.Span, used map[string]bool) {
 		if out != nil {
 			c.Output = content(textOf(out))
 		}
+	}
+	// Tool definitions on any span: the 2026 conventions put them on agent spans
+	// (invoke_agent) as well as on inferences, and the reads show any span's tools.
+	if tools := toolDefinitions(a, used); len(tools) > 0 {
+		c.Tools = content(tools)
 	}
 }
 
@@ -314,6 +316,27 @@ func toolDefinitions(a attrs, used map[string]bool) []any {
 				out = append(out, schema)
 			}
 		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	// OpenLLMetry's older flattened list: llm.request.functions.<i>.{name,description,
+	// parameters}, as the OpenAI shape the other conventions carry.
+	for _, f := range a.indexed("llm.request.functions", used) {
+		fn := map[string]any{}
+		for _, k := range []string{"name", "description"} {
+			if v, ok := f[k]; ok {
+				fn[k] = v.Text()
+			}
+		}
+		if v, ok := f["parameters"]; ok {
+			var params any
+			if json.Unmarshal([]byte(v.Text()), &params) != nil {
+				params = v.Text()
+			}
+			fn["parameters"] = params
+		}
+		out = append(out, map[string]any{"type": "function", "function": fn})
 	}
 	return out
 }

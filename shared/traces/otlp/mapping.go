@@ -44,7 +44,7 @@ const (
 // Map maps one OTel span of resource res into run runID. The caller sets the run's
 // project, organization and session, and the depth (which needs the parent).
 func Map(runID string, res []KeyValue, s *Span) Mapped {
-	a := index(s.Attrs)
+	a := spanAttrs(s)
 	used := map[string]bool{}
 	typ := spanType(a, used)
 	traceID := TraceUUID(runID, s.TraceID)
@@ -99,12 +99,13 @@ func spanType(a attrs, used map[string]bool) string {
 			return "llm"
 		case "execute_tool":
 			return "tool"
-		case "invoke_agent", "create_agent":
+		case "invoke_agent", "create_agent", "plan": // plan: an agent's planning step (agent_type planner)
 			return "agent"
 		case "retrieval", "retrieve":
 			return "retriever"
 		}
-		return "workflow"
+		return "workflow" // invoke_workflow (the older name of a workflow's invoke_agent) and any other
+
 	}
 	if _, ok := a["gen_ai.request.model"]; ok {
 		return "llm"
@@ -112,11 +113,13 @@ func spanType(a attrs, used map[string]bool) string {
 	return "workflow" // HTTP calls too: the client's span types have no http
 }
 
-// first returns the first of keys the span has as a string, marking it used.
+// first returns the first of keys the span has as a string. keys name one figure in
+// several conventions, so all of them are marked used once one is taken: the others would
+// repeat it in the metadata (a span of a library that writes both conventions maps once).
 func first(a attrs, used map[string]bool, keys ...string) *string {
 	for _, k := range keys {
 		if v, ok := a.str(k); ok && v != "" {
-			used[k] = true
+			markAll(a, used, keys)
 			return &v
 		}
 	}
@@ -126,11 +129,19 @@ func first(a attrs, used map[string]bool, keys ...string) *string {
 func firstInt(a attrs, used map[string]bool, keys ...string) *int64 {
 	for _, k := range keys {
 		if v, ok := a.int(k); ok {
-			used[k] = true
+			markAll(a, used, keys)
 			return &v
 		}
 	}
 	return nil
+}
+
+func markAll(a attrs, used map[string]bool, keys []string) {
+	for _, k := range keys {
+		if _, ok := a[k]; ok {
+			used[k] = true
+		}
+	}
 }
 
 // mapHeader sets the model, provider, parameters, usage and the tool and agent columns.
@@ -153,8 +164,7 @@ func mapHeader(a attrs, sp *store.Span, used map[string]bool) {
 			}
 		}
 	}
-	if v, ok := a["gen_ai.response.finish_reasons"]; ok && v.Kind == KindArray && len(v.Array) > 0 {
-		r := v.Array[0].Text()
+	if r, ok := finishReason(a); ok {
 		sp.FinishReason, used["gen_ai.response.finish_reasons"] = &r, true
 	}
 	sp.InputTokens = firstInt(a, used, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt")
@@ -184,9 +194,37 @@ func mapHeader(a attrs, sp *store.Span, used map[string]bool) {
 	}
 	if sp.Type == "agent" {
 		sp.AgentName = first(a, used, "gen_ai.agent.name", "agent.name")
-		def := "default"
-		sp.AgentType = &def
+		kind := "default"
+		if op, _ := a.str("gen_ai.operation.name"); op == "plan" {
+			kind = "planner"
+		}
+		sp.AgentType = &kind
 	}
+}
+
+// finishReason is the first of gen_ai.response.finish_reasons: an array as the
+// conventions write it, or (some instrumentations) a JSON array in a string, or one
+// reason as a string.
+func finishReason(a attrs) (string, bool) {
+	v, ok := a["gen_ai.response.finish_reasons"]
+	switch {
+	case !ok:
+		return "", false
+	case v.Kind == KindArray:
+		if len(v.Array) == 0 {
+			return "", false
+		}
+		return v.Array[0].Text(), true
+	case v.Kind == KindString && v.Str != "":
+		if list, ok := a.jsonAttr("gen_ai.response.finish_reasons").([]any); ok {
+			if len(list) == 0 {
+				return "", false
+			}
+			return textOf(list[0]), true
+		}
+		return v.Str, true
+	}
+	return "", false
 }
 
 // mapStatus sets the status code from the span's status (an HTTP status attribute wins)
@@ -258,7 +296,7 @@ func metadata(a, res attrs, s *Span, used map[string]bool) map[string]string {
 // keep twice): messages, documents, tool definitions, raw values.
 func contentKey(k string) bool {
 	for _, p := range []string{"gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions",
-		"gen_ai.tool.definitions", "gen_ai.prompt.", "gen_ai.completion.", "llm.input_messages.", "llm.output_messages.",
+		"gen_ai.tool.definitions", "llm.request.functions.", "gen_ai.prompt.", "gen_ai.completion.", "llm.input_messages.", "llm.output_messages.",
 		"llm.tools.", "retrieval.documents.", "input.value", "output.value", "input.mime_type", "output.mime_type",
 		"gen_ai.tool.call.arguments", "gen_ai.tool.call.result", "gen_ai.retrieval.documents", "llm.prompts",
 		"embedding.embeddings."} {
