@@ -134,6 +134,8 @@ func (l *lexer) metrics() map[string]MetricValue {
 				v.Explanation = l.str()
 			case "r":
 				v.Reason = l.str()
+			case "src":
+				v.Source = l.str()
 			default:
 				return false
 			}
