@@ -167,6 +167,21 @@ func (h *handlers) otelRollUp(ctx context.Context, run store.Run, g *otelTrace) 
 // evaluator sends).
 const methodExternal = "average_or_categories"
 
+// summaryColumns are the metric columns a run summary holds values of (its system metrics
+// aside), as FilledColumns names them: what withExternal reads the external metrics from
+// when the summary is at hand.
+func summaryColumns(sum store.RunSummary) map[string]bool {
+	out := make(map[string]bool, len(sum.Metrics))
+	for name := range sum.Metrics {
+		switch name {
+		case records.MetricLatency, records.MetricTotalTokens, records.MetricTotalCost:
+		default:
+			out[columns.MetricPrefix+name] = true
+		}
+	}
+	return out
+}
+
 // withExternal is scorers with one more config per metric column the run has filled that
 // no scorer of it produces: the external evaluators' metrics, so the catalog lists them and
 // the metrics search reports them like any scorer's. rollUp, when set, is their roll-up

@@ -152,14 +152,18 @@ func (h *handlers) authorizeQuery(ctx context.Context, c auth.Caller, projectID 
 	if err != nil {
 		return queried{}, err
 	}
-	// The external evaluators' metrics (docs/OTEL.md) are columns of the run like its
-	// scorers': the run's filled columns name them.
-	filled, err := store.FilledColumns(ctx, h.Table, run.ID)
-	if err != nil {
-		return queried{}, err
-	}
-	run.Scorers = withExternal(run.Scorers, filled, nil)
 	cat := columns.ForSettings(run.MetricSettings)
+	if checkRecordColumns(cat, q) != nil {
+		// The external evaluators' metrics (docs/OTEL.md) are columns of the run like its
+		// scorers': the run's filled columns name them. Read only for a query that names a
+		// column the settings do not, so that a common query costs no read more.
+		filled, err := store.FilledColumns(ctx, h.Table, run.ID)
+		if err != nil {
+			return queried{}, err
+		}
+		run.Scorers = withExternal(run.Scorers, filled, nil)
+		cat = columns.ForSettings(run.MetricSettings)
+	}
 	return queried{q: q, run: run, cat: cat}, checkRecordColumns(cat, q)
 }
 

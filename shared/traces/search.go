@@ -37,18 +37,13 @@ func (h *handlers) search(w http.ResponseWriter, r *http.Request) error {
 	// The run's summary (its trace count bounds a scan) is read while the run is looked
 	// up, and used only once the run is known to be the caller's.
 	type summary struct {
-		sums   map[string]store.RunSummary
-		filled map[string]bool
-		err    error
+		sums map[string]store.RunSummary
+		err  error
 	}
 	sc := make(chan summary, 1)
 	go func() {
 		sums, err := store.GetRunSummaries(r.Context(), h.Table, []string{q.run.id})
-		var filled map[string]bool
-		if err == nil { // its metric columns name the external evaluators' metrics
-			filled, err = store.FilledColumns(r.Context(), h.Table, q.run.id)
-		}
-		sc <- summary{sums, filled, err}
+		sc <- summary{sums, err}
 	}()
 	run, err := h.findRun(r.Context(), c, projectID, q.run)
 	s := <-sc
@@ -59,7 +54,8 @@ func (h *handlers) search(w http.ResponseWriter, r *http.Request) error {
 		return s.err
 	}
 	external := methodExternal
-	run.Scorers = withExternal(run.Scorers, s.filled, &external)
+	// The summary's metrics name the external evaluators' metrics too: no read more.
+	run.Scorers = withExternal(run.Scorers, summaryColumns(s.sums[q.run.id]), &external)
 	n := s.sums[q.run.id].NumTraces
 	q.runTraces = &n
 	q.resolve = func(ctx context.Context, c *store.RecordContent) error { return payload.Resolve(ctx, h.Payloads, c) }
