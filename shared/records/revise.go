@@ -227,16 +227,26 @@ func (rv Revision) ops() ([]store.Op, []rollupRef, *store.Key, error) {
 			add(d, false)
 		}
 	}
+	moved := map[rkey]bool{}
+	for _, r := range touched {
+		moved[rkey{r.level, r.group, r.value, r.minute}] = true
+	}
 	for _, kk := range order {
 		d := net[kk]
-		if d.IsZero() {
-			continue
-		}
-		// The new values' extremes go in with the recompute below: a plain ADD here, and one
-		// more revision of the item, which a recompute under way then sees.
+		// The new values' extremes go in with the recompute below: a plain ADD here.
 		for _, m := range d.Metrics {
 			m.Min, m.Max = nil, nil
 		}
+		if !moved[kk] {
+			// Counts and sums only; no revision of the item: a recompute under way cannot be
+			// wrong for a value that neither was nor becomes an extreme of it, and counting
+			// every revision of a busy hour would starve its recomputes.
+			if !d.IsZero() {
+				ops = append(ops, store.UpdateOp(store.RollupUpdate(rv.RunID, *d)))
+			}
+			continue
+		}
+		// One more revision of the item, which a recompute under way then sees.
 		ops = append(ops, store.UpdateOp(store.RevisedRollupUpdate(rv.RunID, *d)))
 	}
 	sum := summaryDelta(rv.RunID, []store.Trace{*rv.Before}, 0).Negated()

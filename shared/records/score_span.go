@@ -120,7 +120,8 @@ func RollUpSpanScores(ctx context.Context, t store.Table, runID, traceID, metric
 	key := store.Key{PK: "RUN#" + runID, SK: sk}
 	var last *store.MetricValue
 	for range scoreAttempts {
-		spans, err := store.TraceSpans(ctx, t, traceID, false)
+		// Strongly: the re-read after a write must see a concurrent span score written before.
+		spans, err := store.TraceSpansConsistent(ctx, t, traceID, false)
 		if err != nil {
 			return fmt.Errorf("roll up span scores: %w", err)
 		}
