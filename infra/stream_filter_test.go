@@ -61,6 +61,9 @@ func TestStreamFilterMatchesHandlers(t *testing.T) {
 		{"trace deleted", "REMOVE", trace(true, ""), nil},
 		{"span created", "INSERT", nil, item("TRACE#t", "SPAN#s", store.EntitySpan)},
 		{"span changed", "MODIFY", item("TRACE#t", "SPAN#s", store.EntitySpan), item("TRACE#t", "SPAN#s", store.EntitySpan)},
+		{"placeholder span created", "INSERT", nil, pending(item("TRACE#t", "SPAN#s", store.EntitySpan))},
+		{"placeholder span judged again", "MODIFY", pending(item("TRACE#t", "SPAN#s", store.EntitySpan)), pending(item("TRACE#t", "SPAN#s", store.EntitySpan))},
+		{"placeholder replaced by its span", "MODIFY", pending(item("TRACE#t", "SPAN#s", store.EntitySpan)), item("TRACE#t", "SPAN#s", store.EntitySpan)},
 		{"extremes repair marked", "INSERT", nil, item("RUN#r", "REPAIR#"+id, store.EntityExtremesRepair)},
 		{"extremes repair done", "REMOVE", item("RUN#r", "REPAIR#"+id, store.EntityExtremesRepair), nil},
 		{"roll-up changed", "MODIFY", item("RUN#r#ROLLUP#_all", "2026-11-24T10:00Z#", store.EntityRollup), item("RUN#r#ROLLUP#_all", "2026-11-24T10:00Z#", store.EntityRollup)},
@@ -87,25 +90,46 @@ func trace(complete bool, updatedAt string) store.Item {
 	return store.Item{store.AttrPK: "RUN#r", store.AttrSK: "TRACE#t", store.AttrEntity: store.EntityTrace, "doc": string(b)}
 }
 
-// typed writes an item's string attributes as a stream image does ({"S": value}).
+// pending marks an item as a placeholder span's (store.AttrPending).
+func pending(it store.Item) store.Item {
+	it[store.AttrPending] = true
+	return it
+}
+
+// typed writes an item's string and boolean attributes as a stream image does ({"S": value},
+// {"BOOL": value}).
 func typed(it store.Item) map[string]any {
 	if it == nil {
 		return nil
 	}
 	out := map[string]any{}
 	for k, v := range it {
-		if s, ok := v.(string); ok {
-			out[k] = map[string]any{"S": s}
+		switch v := v.(type) {
+		case string:
+			out[k] = map[string]any{"S": v}
+		case bool:
+			out[k] = map[string]any{"BOOL": v}
 		}
 	}
 	return out
 }
 
 // filterMatches applies the subset of the event filter syntax the template uses: nested
-// objects whose leaves are lists of accepted strings.
+// objects whose leaves are lists of accepted values, or [{"exists": false}] for an
+// attribute that must be absent.
 func filterMatches(pattern, event map[string]any) bool {
 	for k, want := range pattern {
 		got, ok := event[k]
+		if w, isList := want.([]any); isList && len(w) == 1 {
+			if m, isMap := w[0].(map[string]any); isMap {
+				if exists, isBool := m["exists"].(bool); isBool && len(m) == 1 {
+					if ok == exists {
+						continue
+					}
+					return false
+				}
+			}
+		}
 		if !ok {
 			return false
 		}

@@ -19,8 +19,14 @@ import (
 // scorer id, rate), so a sampled trace has all its spans judged; a segment's filter is
 // matched on the span (node_name: the span's name; metadata: its user metadata).
 
+// isSpanInsert: a span created, or a placeholder replaced by its span (an external
+// evaluator judged the span before it arrived: the span is new to the scorers then). A
+// placeholder itself is never judged: it has no content.
 func isSpanInsert(r stream.Record) bool {
-	return r.Old == nil && r.New != nil && r.New[store.AttrEntity] == store.EntitySpan
+	if r.New == nil || r.New[store.AttrEntity] != store.EntitySpan || store.IsPendingSpan(r.New) {
+		return false
+	}
+	return r.Old == nil || store.IsPendingSpan(r.Old)
 }
 
 func (d *Dispatcher) dispatchSpan(ctx context.Context, r stream.Record, runs map[string]*store.Run, out *outbox) error {

@@ -10,6 +10,11 @@ import (
 // Span is one step of a trace, a record of its own: nested to any depth (ParentID is the
 // trace's id for a top-level span), found by id, by its trace, and in its run's time order.
 type Span struct {
+	// Pending marks a placeholder: a span judged (by an evaluator outside the service)
+	// before the span itself arrived, holding its judgments until the span takes its place.
+	// It is the item's top-level attribute AttrPending, so that the stream's filter can tell
+	// a placeholder's replacement by its span (judged then, as a new span) from a change.
+	Pending         bool              `json:"-"`
 	ID              string            `json:"id"`
 	TraceID         string            `json:"trace_id"`
 	ParentID        string            `json:"parent_id"`
@@ -68,8 +73,17 @@ func SpanItem(sp Span) (Item, error) {
 	if err := setContent(it, sp.RecordContent); err != nil {
 		return nil, fmt.Errorf("span %s: %w", sp.ID, err)
 	}
+	if sp.Pending {
+		it[AttrPending] = true
+	}
 	return it, nil
 }
+
+// AttrPending is the attribute of a placeholder span's item (Span.Pending).
+const AttrPending = "pending"
+
+// IsPendingSpan reports whether it is a placeholder span's item.
+func IsPendingSpan(it Item) bool { p, _ := it[AttrPending].(bool); return p }
 
 // DecodeSpan reads a span item: its header, and its content when withContent.
 func DecodeSpan(it Item, into *Span, withContent bool) error {
@@ -78,6 +92,7 @@ func DecodeSpan(it Item, into *Span, withContent bool) error {
 	if err := json.Unmarshal([]byte(doc), into); err != nil {
 		return fmt.Errorf("decode span %v: %w", it.Key(), err)
 	}
+	into.Pending = IsPendingSpan(it)
 	if withContent {
 		return decodeContent(it, &into.RecordContent)
 	}

@@ -121,11 +121,11 @@ func PendingSpan(runID string, ev Evaluation, fallback time.Time) store.Span {
 	if ev.Time > 0 {
 		at = nanoTime(ev.Time)
 	}
-	return store.Span{ID: SpanUUID(runID, ev.TraceID, ev.SpanID), TraceID: traceID, ParentID: traceID, RunID: runID,
+	return store.Span{Pending: true, ID: SpanUUID(runID, ev.TraceID, ev.SpanID), TraceID: traceID, ParentID: traceID, RunID: runID,
 		Type: "workflow", Name: "pending " + hex.EncodeToString(ev.SpanID[:]), CreatedAt: at,
 		Metadata: map[string]string{PendingMark: "true", "otel.trace_id": hex.EncodeToString(ev.TraceID[:]),
 			"otel.span_id": hex.EncodeToString(ev.SpanID[:])}}
 }
 
 // IsPending reports whether sp is a placeholder span.
-func IsPending(sp *store.Span) bool { return sp.Metadata[PendingMark] == "true" }
+func IsPending(sp *store.Span) bool { return sp.Pending || sp.Metadata[PendingMark] == "true" }
