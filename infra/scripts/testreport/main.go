@@ -26,6 +26,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 )
 
 func main() {
@@ -43,6 +44,7 @@ func main() {
 // event is one line of `go test -json` (cmd/test2json's TestEvent, plus the build events
 // the go command adds).
 type event struct {
+	Time       time.Time
 	Action     string
 	Package    string
 	ImportPath string // build-output and build-fail
@@ -64,19 +66,23 @@ type pkgState struct {
 
 // result is a test or package that ended, and its time.
 type result struct {
-	pkg, test string
-	elapsed   float64
-	failed    bool
+	pkg, test  string
+	elapsed    float64 // as go test reports it
+	start, end time.Time
+	failed     bool
 }
 
 type report struct {
 	pkgs     map[string]*pkgState
-	packages []result // in the order they ended
-	tests    []result // every test and subtest that ended
+	started  map[[2]string]time.Time // by package and test: when it began to run
+	packages []result                // in the order they ended
+	tests    []result                // every test and subtest that ended
 	anyFail  bool
 }
 
-func newReport() *report { return &report{pkgs: map[string]*pkgState{}} }
+func newReport() *report {
+	return &report{pkgs: map[string]*pkgState{}, started: map[[2]string]time.Time{}}
+}
 
 // read consumes the events of in, writing each package's output to out as it ends and build
 // errors to errOut.
@@ -127,13 +133,16 @@ func (r *report) event(e event, out, errOut io.Writer) {
 		r.pkgs[e.Package] = p
 	}
 	switch e.Action {
+	case "run":
+		r.started[[2]string{e.Package, e.Test}] = e.Time
 	case "output":
 		p.lines = append(p.lines, line{e.Test, e.Output})
 	case "pass", "fail", "skip":
 		if e.Test != "" {
 			p.done[e.Test] = true
 			p.failed[e.Test] = e.Action == "fail"
-			r.tests = append(r.tests, result{e.Package, e.Test, e.Elapsed, e.Action == "fail"})
+			r.tests = append(r.tests, result{pkg: e.Package, test: e.Test, elapsed: e.Elapsed,
+				start: r.started[[2]string{e.Package, e.Test}], end: e.Time, failed: e.Action == "fail"})
 			return
 		}
 		failed := e.Action == "fail"
@@ -265,27 +274,43 @@ func (r *report) summary(w io.Writer, trim string, top int) {
 	}
 	fmt.Fprintf(w, "  %7.1f  in all, %d packages (more than the step's wall time when packages ran in parallel)\n", sum, len(pkgs))
 
-	// The slowest subtest of each top-level test, at any depth: with eachTable-style tests
-	// it names the backend that costs.
+	// A top-level test's time is from its start to the end of the last of its subtests: go
+	// test's own figure leaves out parallel subtests, which end after their parent returned.
+	// Beside it, its slowest subtest at any depth: with eachTable-style tests it names the
+	// backend that costs.
 	type key struct{ pkg, test string }
-	slowestSub := map[key]result{}
 	var tops []result
+	at := map[key]int{}
+	slowestSub := map[key]result{}
+	for _, t := range r.tests {
+		if !strings.Contains(t.test, "/") {
+			at[key{t.pkg, t.test}] = len(tops)
+			tops = append(tops, t)
+		}
+	}
 	for _, t := range r.tests {
 		root, _, sub := strings.Cut(t.test, "/")
 		if !sub {
-			tops = append(tops, t)
 			continue
 		}
 		k := key{t.pkg, root}
 		if s, ok := slowestSub[k]; !ok || t.elapsed > s.elapsed {
 			slowestSub[k] = t
 		}
+		if i, ok := at[k]; ok && t.end.After(tops[i].end) {
+			tops[i].end = t.end
+		}
 	}
 	if len(tops) == 0 {
 		return
 	}
+	for i, t := range tops {
+		if !t.start.IsZero() && !t.end.IsZero() {
+			tops[i].elapsed = max(t.elapsed, t.end.Sub(t.start).Seconds())
+		}
+	}
 	slices.SortStableFunc(tops, func(a, b result) int { return cmp.Compare(b.elapsed, a.elapsed) })
-	fmt.Fprintf(w, "go test: the %d slowest tests (s)\n", min(top, len(tops)))
+	fmt.Fprintf(w, "go test: the %d slowest tests (s, parallel subtests included)\n", min(top, len(tops)))
 	for _, t := range tops[:min(top, len(tops))] {
 		fmt.Fprintf(w, "  %7.1f  %s %s%s", t.elapsed, short(t.pkg), t.test, failMark(t.failed))
 		if s, ok := slowestSub[key{t.pkg, t.test}]; ok {

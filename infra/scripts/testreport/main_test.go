@@ -115,11 +115,30 @@ func TestSummary(t *testing.T) {
      34.5  x/slow FAIL
       0.7  (2 more packages, each under 1 s)
      35.2  in all, 3 packages (more than the step's wall time when packages ran in parallel)
-go test: the 2 slowest tests (s)
+go test: the 2 slowest tests (s, parallel subtests included)
      32.0  x/slow TestBig  (slowest subtest moto 31.0)
       2.0  x/slow TestSmall FAIL
 `
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// A top-level test lasts until its last subtest ends: parallel subtests run after their
+// parent returned, and go test's elapsed for the parent leaves them out.
+func TestParallelSubtestsCount(t *testing.T) {
+	in := `{"Time":"2026-01-01T00:00:00Z","Action":"run","Package":"m/p","Test":"TestPar"}
+{"Time":"2026-01-01T00:00:01Z","Action":"pass","Package":"m/p","Test":"TestPar","Elapsed":1}
+{"Time":"2026-01-01T00:01:40Z","Action":"pass","Package":"m/p","Test":"TestPar/a","Elapsed":99}
+{"Time":"2026-01-01T00:01:41Z","Action":"pass","Package":"m/p","Elapsed":101}
+`
+	r := newReport()
+	if err := r.read(strings.NewReader(in), io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	r.summary(&b, "m/", 10)
+	if want := "    100.0  p TestPar  (slowest subtest a 99.0)\n"; !strings.HasSuffix(b.String(), want) {
+		t.Errorf("got\n%s\nwant it to end with\n%s", b.String(), want)
 	}
 }
