@@ -51,6 +51,9 @@ func fixtureSnapshot(t *testing.T) *snapshot {
 	if err := seed(t.Context(), d); err != nil {
 		t.Fatal(err)
 	}
+	if err := cheapenAdminPassword(t.Context(), d.Table); err != nil {
+		t.Fatal(err)
+	}
 	s := &snapshot{cfg: cfg, items: map[store.Key]store.Item{}, secrets: map[string][]byte{}}
 	if err := s.read(t.Context(), ft.Inner(), ft.Written(), fs.Inner(), append(fs.Written(), cfg.JWTSecretARN)); err != nil {
 		t.Fatal(err)

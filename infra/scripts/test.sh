@@ -5,7 +5,8 @@
 #   3. emulators.sh start DynamoDB Local and moto on free 127.0.0.1 ports (stopped on any exit)
 #   4. make lint          gofmt, go vet, staticcheck
 #      go test ./...      unit, handler, conformance, event and end-to-end tests (compiled in
-#                         parallel, run one package at a time unless TEST_PARALLEL says more)
+#                         parallel, run one package at a time unless TEST_PARALLEL says more);
+#                         after go test's own lines, the packages and ten tests that took longest
 #      contractcover      every served operation's success held to the client contract
 #   5. template-check.sh  cfn-lint, sam validate, sam build (when that script exists)
 # Prints one timing line per step and stops at the first step that fails, exiting non-zero.
@@ -84,14 +85,34 @@ step lint make --no-print-directory lint || finish
 # (moto-slot.sh: moto restores every table from a snapshot when a transaction is cancelled,
 # undoing writes another package made meanwhile); DynamoDB Local is shared. The test binaries
 # are compiled first, in parallel.
-build_tests() { go test -count=1 "$@" -run '^$' ./... | { grep -v -e '^ok ' -e 'no test files' || true; }; }
+# (testreport too: it renders the go test step below.)
+report="$EMULATORS_RUN_DIR/testreport"
+build_tests() {
+	go build -o "$report" ./infra/scripts/testreport &&
+		go test -count=1 "$@" -run '^$' ./... | { grep -v -e '^ok ' -e 'no test files' || true; }
+}
 step "go test build" build_tests "$@" || finish
 # Every success a test checks against docs/openapi.yaml is also held to the original's client
 # contract and recorded here; after the whole suite, every served operation the client
 # parses must have been checked (a filtered run, with arguments, cannot prove that).
 export CLIENT_CONTRACT_RECORD_DIR="$EMULATORS_RUN_DIR/client-contract"
 rm -rf "$CLIENT_CONTRACT_RECORD_DIR"
-step "go test" go test -count=1 -p "$parallel" -exec "$root/$scripts/moto-slot.sh" -timeout 25m "$@" ./... || finish
+# go_test runs go test -json into $EMULATORS_RUN_DIR/go-test.json (kept when the run fails)
+# through testreport, which shows what plain go test shows (each package's closing ok/FAIL
+# line, the output of what failed) and then the packages and the ten tests that took longest.
+go_test() {
+	local json="$EMULATORS_RUN_DIR/go-test.json" module
+	module=$(awk '$1 == "module" { print $2; exit }' go.mod)
+	go test -json -count=1 -p "$parallel" -exec "$root/$scripts/moto-slot.sh" -timeout 25m "$@" ./... |
+		tee "$json" | "$report" -trim "$module/"
+	local rc=("${PIPESTATUS[@]}")
+	if ((rc[1] || rc[2])); then
+		echo "test.sh: could not render go test's output (tee exit ${rc[1]}, testreport exit ${rc[2]}); it is in $json" >&2
+		return $((rc[0] ? rc[0] : 1))
+	fi
+	return "${rc[0]}"
+}
+step "go test" go_test "$@" || finish
 if (($# == 0)); then
 	step "client contract" go run ./infra/contractcover -dir "$CLIENT_CONTRACT_RECORD_DIR" || finish
 fi

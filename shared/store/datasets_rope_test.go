@@ -1,15 +1,18 @@
 package store_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/uuid"
 
 	"github.com/evalobs/evalapi/shared/store"
+	"github.com/evalobs/evalapi/shared/store/storecount"
 )
 
 // contentOf reads a version's rows as "a/b" strings (a and b the values of the first two
@@ -144,34 +147,58 @@ func TestDatasetEditRefusals(t *testing.T) {
 	})
 }
 
-// A dataset of many segments and a stored manifest: pages at any offset, an edit of one row
+// A dataset of more segments than a manifest holds inline: its manifest is stored (reading
+// the current version costs one Get more), pages at any offset read, an edit of one row
 // writes one segment, and a rollback and a copy from another dataset make new versions.
+//
+// Its rows are padded so that perSegment of them fill a segment: what the test crosses is a
+// number of segments, not of rows. It used to take 12,000 small rows (250 to a segment),
+// which cost moto 560 s: moto copies the whole table once per action of a transaction and
+// encodes every nested value of a response one by one, so its cost grows with the items and
+// values a test leaves in the table, not with their bytes.
 func TestLargeDatasetRollbackAndCopy(t *testing.T) {
+	const (
+		perSegment = 25
+		segments   = store.InlineManifest + 4
+		n          = segments * perSegment
+		mid        = n / 2
+	)
+	// A row of this many bytes fills a segment at perSegment rows: a 26th would overflow it.
+	pad := strings.Repeat("x", store.SegmentBytes/perSegment-store.SegmentRowOverhead-64)
+	values := func(i int) []any { return []any{pad, fmt.Sprintf("r%d", i)} }
 	eachTable(t, func(t *testing.T, tbl store.Table) {
 		ctx := t.Context()
-		const n = 12_000 // 48 segments: more than the inline manifest takes
-		d := newTestDataset(t, tbl, "org-big", "alice", n)
+		counted := storecount.New(tbl)
+		w := &segmentWrites{Table: counted}
+		d := newTestDatasetOf(t, w, "org-big", n, values)
+		if c := counted.Snapshot(); c.Calls["Transact"] != 1 || c.Calls["BatchWrite"] == 0 {
+			t.Errorf("create: %s; want the content batch-written before one transaction (it outgrows one)", c)
+		}
 		if !d.ManifestStored || len(d.Manifest) != 0 || d.RowCount != n {
 			t.Fatalf("created: stored %v inline %d rows %d", d.ManifestStored, len(d.Manifest), d.RowCount)
 		}
-		page := readRows(t, tbl, d, 5_000, 5_003)
-		if len(page) != 3 || page[0].Index != 5_000 || page[0].Values[1] != "r5000" {
-			t.Fatalf("page at 5000: %+v", page)
+		counted.Reset()
+		_, st := current(t, counted, "org-big", d.ID)
+		if len(st.Manifest) != segments {
+			t.Errorf("%d segments, want %d (more than the %d a manifest holds inline)", len(st.Manifest), segments, store.InlineManifest)
 		}
-		before, err := store.QueryAll(ctx, tbl, store.Query{PK: store.DatasetKey(d.ID).PK, SKOp: store.SKPrefix, From: "SEG#", Consistent: true})
+		if c := counted.Snapshot(); c.Calls["Get"] != 2 || c.Total != 2 {
+			t.Errorf("reading the current version: %s; want 2 Gets (META, then the stored manifest)", c)
+		}
+		page := readRows(t, tbl, d, mid, mid+3)
+		if len(page) != 3 || page[0].Index != mid || page[0].Values[1] != fmt.Sprintf("r%d", mid) {
+			t.Fatalf("page at %d: %d rows, first %d %v", mid, len(page), page[0].Index, page[0].Values[1])
+		}
+		w.n.Store(0)
+		d2, err := store.EditDataset(ctx, w, "org-big", d.ID, 0, []store.DatasetEdit{{Kind: store.EditUpdateRow, RowID: page[1].RowID, Values: map[string]any{"b": "edited"}}}, "bob", datasetT0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		d2, err := store.EditDataset(ctx, tbl, "org-big", d.ID, 0, []store.DatasetEdit{{Kind: store.EditUpdateRow, RowID: page[1].RowID, Values: map[string]any{"b": "edited"}}}, "bob", datasetT0)
-		if err != nil {
-			t.Fatal(err)
+		if got := w.n.Load(); got != 1 {
+			t.Errorf("an edit of one row wrote %d segments, want 1", got)
 		}
-		after, _ := store.QueryAll(ctx, tbl, store.Query{PK: store.DatasetKey(d.ID).PK, SKOp: store.SKPrefix, From: "SEG#", Consistent: true})
-		if len(after) != len(before)+1 {
-			t.Errorf("an edit of one row wrote %d segments, want 1", len(after)-len(before))
-		}
-		if r := readRows(t, tbl, d2, 5_001, 5_002); r[0].Values[1] != "edited" || r[0].UpdatedInVersion != 2 || r[0].CreatedInVersion != 1 {
-			t.Errorf("edited row: %+v", r[0])
+		if r := readRows(t, tbl, d2, mid+1, mid+2); r[0].Values[1] != "edited" || r[0].UpdatedInVersion != 2 || r[0].CreatedInVersion != 1 {
+			t.Errorf("edited row: %+v", r[0].Values[1])
 		}
 		_, v1, err := store.GetDatasetVersion(ctx, tbl, d2, 1)
 		if err != nil {
@@ -179,10 +206,10 @@ func TestLargeDatasetRollbackAndCopy(t *testing.T) {
 		}
 		d3, err := store.ReplaceDatasetContent(ctx, tbl, "org-big", d.ID, 2, v1, "carol", datasetT0)
 		if err != nil || d3.Version != 3 || d3.RowCount != n {
-			t.Fatalf("rollback: %+v %v", d3, err)
+			t.Fatalf("rollback: version %d, %d rows, %v", d3.Version, d3.RowCount, err)
 		}
-		if r := readRows(t, tbl, d3, 5_001, 5_002); r[0].Values[1] != "r5001" {
-			t.Errorf("rolled back row: %+v", r[0])
+		if r := readRows(t, tbl, d3, mid+1, mid+2); r[0].Values[1] != fmt.Sprintf("r%d", mid+1) {
+			t.Errorf("rolled back row: %v", r[0].Values[1])
 		}
 		recs, _ := store.ListDatasetVersions(ctx, tbl, d.ID)
 		if _, _, re, _, _, _ := recs[2].Stats(); re != 1 {
@@ -197,7 +224,7 @@ func TestLargeDatasetRollbackAndCopy(t *testing.T) {
 		_, ost := current(t, tbl, "org-big", other.ID)
 		d5, err := store.ReplaceDatasetContent(ctx, tbl, "org-big", d.ID, 0, ost, "dave", datasetT0)
 		if err != nil || d5.RowCount != 5 || d5.Version != 5 {
-			t.Fatalf("copy: %+v %v", d5, err)
+			t.Fatalf("copy: version %d, %d rows, %v", d5.Version, d5.RowCount, err)
 		}
 		_, st5 := current(t, tbl, "org-big", d.ID)
 		if got := contentOf(t, tbl, st5); !slices.Equal(got, []string{"o 0", "o 1", "o 2", "o 3", "o 4"}) {
@@ -211,6 +238,41 @@ func TestLargeDatasetRollbackAndCopy(t *testing.T) {
 			t.Errorf("edit of a copied row: %v", err)
 		}
 	})
+}
+
+// segmentWrites counts the dataset segments written through it (puts of SEG# items, alone,
+// batched or in a transaction): a test sees what an edit wrote without reading the table.
+// Batches of a large write go out in parallel, hence the atomic count.
+type segmentWrites struct {
+	store.Table
+	n atomic.Int64
+}
+
+func (w *segmentWrites) count(it store.Item) {
+	if sk, _ := it[store.AttrSK].(string); strings.HasPrefix(sk, "SEG#") {
+		w.n.Add(1)
+	}
+}
+
+func (w *segmentWrites) Put(ctx context.Context, it store.Item, conds ...store.Cond) error {
+	w.count(it)
+	return w.Table.Put(ctx, it, conds...)
+}
+
+func (w *segmentWrites) BatchWrite(ctx context.Context, puts []store.Item, deletes []store.Key) error {
+	for _, it := range puts {
+		w.count(it)
+	}
+	return w.Table.BatchWrite(ctx, puts, deletes)
+}
+
+func (w *segmentWrites) Transact(ctx context.Context, ops []store.Op) error {
+	for _, op := range ops {
+		if op.Kind == store.OpPut {
+			w.count(op.Item)
+		}
+	}
+	return w.Table.Transact(ctx, ops)
 }
 
 // A locator that names the wrong slot (a write that failed after writing it) sends an edit

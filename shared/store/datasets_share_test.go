@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/evalobs/evalapi/shared/store"
+	"github.com/evalobs/evalapi/shared/store/storecount"
 )
 
 // TestDatasetRowsRanges reads ranges of a dataset larger than one transaction (written under
@@ -271,19 +272,28 @@ func TestDeletedDatasetID(t *testing.T) {
 	}
 }
 
-// TestDeleteHundredDatasets deletes the most datasets one call takes, in one transaction.
+// TestDeleteHundredDatasets deletes the most datasets one call takes, in one transaction,
+// and refuses one more before any round trip.
 func TestDeleteHundredDatasets(t *testing.T) {
 	eachTable(t, func(t *testing.T, tbl store.Table) {
 		var ids []string
 		for range store.MaxTransactItems {
 			ids = append(ids, newTestDataset(t, tbl, "org-h", "alice", 0).ID)
 		}
-		deleted, err := store.DeleteDatasets(t.Context(), tbl, "org-h", ids)
+		counted := storecount.New(tbl)
+		deleted, err := store.DeleteDatasets(t.Context(), counted, "org-h", ids)
 		if err != nil || len(deleted) != len(ids) {
 			t.Fatalf("deleted %d of %d: %v", len(deleted), len(ids), err)
 		}
-		if _, err := store.DeleteDatasets(t.Context(), tbl, "org-h", append(ids, "one-more")); !errors.Is(err, store.ErrInvalid) {
+		if c := counted.Snapshot(); c.Calls["Transact"] != 1 || c.Total != 1 {
+			t.Errorf("deleting %d datasets: %s; want one transaction", len(ids), c)
+		}
+		counted.Reset()
+		if _, err := store.DeleteDatasets(t.Context(), counted, "org-h", append(ids, "one-more")); !errors.Is(err, store.ErrInvalid) {
 			t.Errorf("101 datasets: %v, want ErrInvalid", err)
+		}
+		if c := counted.Snapshot(); c.Total != 0 {
+			t.Errorf("101 datasets: %s; want no call", c)
 		}
 	})
 }
