@@ -30,13 +30,16 @@ import (
 const otelExternalSuffix = "_external"
 
 // otelEvalKey returns the metric key of an external evaluation in run: its name, or its
-// name with otelExternalSuffix when one of the run's scorers writes that name.
+// name with otelExternalSuffix when one of the run's scorers writes that name or it is a
+// system metric's.
 func (h *handlers) otelEvalKey(ctx context.Context, run store.Run) (func(string) string, error) {
 	full, err := store.GetRun(ctx, h.Table, run.OrgID, run.ProjectID, run.ID)
 	if err != nil {
 		return nil, fmt.Errorf("otlp: read the metric settings of run %s: %w", run.ID, err)
 	}
-	scorers := map[string]bool{}
+	// The system metrics' names are taken too: a judgment named latency_ms would otherwise
+	// be folded into the latency's roll-ups and summary.
+	scorers := map[string]bool{records.MetricLatency: true, records.MetricTotalTokens: true, records.MetricTotalCost: true}
 	for _, sc := range full.Scorers {
 		scorers[sc.MetricKey()] = true
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/traces/otlp"
 )
@@ -332,6 +333,25 @@ func TestOTLPEvaluationRecordings(t *testing.T) {
 					t.Errorf("re-sending wrote %d times", n)
 				}
 			})
+		}
+	}
+}
+
+// TestOTLPEvaluationNamedAsSystemMetric: a judgment named as a system metric (latency_ms,
+// total_tokens, total_cost) is kept apart from it, as beside a scorer of its name: folded in
+// under the plain name, it would move the latency's roll-ups and summary.
+func TestOTLPEvaluationNamedAsSystemMetric(t *testing.T) {
+	h := newOTLPHarness(t)
+	run, err := store.GetRun(t.Context(), h.tbl, h.org.ID, ExampleProjectID, ExampleLogStreamID)
+	mustDo(t, err)
+	key, err := (&handlers{Deps: Deps{Deps: base.Deps{Table: h.tbl}}}).otelEvalKey(t.Context(), run)
+	mustDo(t, err)
+	for name, want := range map[string]string{
+		"latency_ms": "latency_ms_external", "total_tokens": "total_tokens_external",
+		"total_cost": "total_cost_external", "courtesy": "courtesy",
+	} {
+		if got := key(name); got != want {
+			t.Errorf("a judgment named %s is stored as %s, want %s", name, got, want)
 		}
 	}
 }
