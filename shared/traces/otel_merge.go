@@ -157,8 +157,29 @@ func (h *handlers) otelMergeOnce(ctx context.Context, run store.Run, g *otelTrac
 		if err := h.offloadSpans(ctx, run.OrgID, run.ID, add); err != nil {
 			return err
 		}
-		if err := store.PutSpans(ctx, h.Table, add); err != nil {
-			return fmt.Errorf("otlp: %w", err)
+		// A placeholder goes in only where no span is: a concurrent export may have stored
+		// the span since it was read, and a placeholder written over it would lose its
+		// content. Then the merge starts again, and puts the judgment on the span.
+		real := add[:0:0]
+		for _, sp := range add {
+			if !otlp.IsPending(&sp) {
+				real = append(real, sp)
+				continue
+			}
+			it, err := store.SpanItem(sp)
+			if err != nil {
+				return fmt.Errorf("otlp: %w", err)
+			}
+			if err := h.Table.Put(ctx, it, store.NotExists()); errors.Is(err, store.ErrConditionFailed) {
+				return records.ErrRevised
+			} else if err != nil {
+				return fmt.Errorf("otlp: placeholder span %s: %w", sp.ID, err)
+			}
+		}
+		if len(real) > 0 {
+			if err := store.PutSpans(ctx, h.Table, real); err != nil {
+				return fmt.Errorf("otlp: %w", err)
+			}
 		}
 	}
 	if err := h.otelScoreSpans(ctx, g, scores); err != nil {
