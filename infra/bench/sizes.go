@@ -66,12 +66,11 @@ func benchSizes(ctx context.Context, root string, args []string, out io.Writer) 
 	for _, arch := range arches {
 		size[arch] = map[string]int64{}
 		env := []string{"CGO_ENABLED=0", "GOOS=linux", "GOARCH=" + arch}
+		if err := buildAll(ctx, root, env, buildFlags, filepath.Join(tmp, arch), names, pkgOf); err != nil {
+			return err
+		}
 		for _, n := range names {
-			exe := filepath.Join(tmp, arch, n)
-			if err := goBuild(ctx, root, env, append(slices.Clone(buildFlags), "-o", exe, pkgOf(n))...); err != nil {
-				return err
-			}
-			st, err := os.Stat(exe)
+			st, err := os.Stat(filepath.Join(tmp, arch, n))
 			if err != nil {
 				return err
 			}
@@ -115,12 +114,11 @@ func benchSizes(ctx context.Context, root string, args []string, out io.Writer) 
 	symFlags := unstripped(buildFlags)
 	env := []string{"CGO_ENABLED=0", "GOOS=linux", "GOARCH=" + arch}
 	att := map[string]attribution{}
+	if err := buildAll(ctx, root, env, symFlags, filepath.Join(tmp, arch+"-sym"), names, pkgOf); err != nil {
+		return err
+	}
 	for _, n := range names {
-		exe := filepath.Join(tmp, arch+"-sym", n)
-		if err := goBuild(ctx, root, env, append(slices.Clone(symFlags), "-o", exe, pkgOf(n))...); err != nil {
-			return err
-		}
-		a, err := attribute(exe)
+		a, err := attribute(filepath.Join(tmp, arch+"-sym", n))
 		if err != nil {
 			return err
 		}
@@ -377,4 +375,18 @@ func commas(n int64) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// buildAll builds every named bootstrap into dir (each binary named for its package's
+// directory, which is its name) in one go build: the go command then compiles and links them
+// in parallel, where one build per function links them one after the other.
+func buildAll(ctx context.Context, root string, env, flags []string, dir string, names []string, pkgOf func(string) string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	args := append(slices.Clone(flags), "-o", dir+string(filepath.Separator))
+	for _, n := range names {
+		args = append(args, pkgOf(n))
+	}
+	return goBuild(ctx, root, env, args...)
 }

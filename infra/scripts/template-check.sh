@@ -96,7 +96,7 @@ rm -rf "$build_dir"
 t=$(now)
 built=false
 if "${offline[@]}" "$sam" build --template-file "$template" --build-dir "$build_dir" \
-	--build-in-source --no-cached; then
+	--build-in-source --no-cached --parallel; then
 	built=true
 	echo "sam build: done in $(took "$t")"
 else

@@ -1,17 +1,24 @@
 #!/usr/bin/env bash
-# Every test tier, as `make test` and CI run it:
-#   1. venv.sh            Python tools (moto, SAM CLI, cfn-lint) into .cache/venv
-#   2. dynamodb-local.sh  DynamoDB Local from Maven Central into .cache/dynamodb-local
-#   3. emulators.sh start DynamoDB Local and moto on free 127.0.0.1 ports (stopped on any exit)
-#   4. make lint          gofmt, go vet, staticcheck
-#      go test ./...      unit, handler, conformance, event and end-to-end tests (compiled in
-#                         parallel, run two packages at a time unless TEST_PARALLEL says otherwise);
-#                         after go test's own lines, the packages and ten tests that took longest
-#      contractcover      every served operation's success held to the client contract
-#   5. template-check.sh  cfn-lint, sam validate, sam build (when that script exists)
-# Prints one timing line per step and stops at the first step that fails, exiting non-zero.
-# (Stopping is also what makes Ctrl-C work: go test handles SIGINT and exits 1, so bash sees
-# no signal, only a failed step.) Extra arguments go to go test, e.g. `test.sh -run Conformance`.
+# Every test tier, as `make test` and CI run it, in this order ("‖": beside the steps that
+# follow it, in the background):
+#   venv.sh ‖ dynamodb-local.sh  Python tools (moto, SAM CLI, cfn-lint, schemathesis) into
+#                                .cache/venv; DynamoDB Local from Maven Central (both wait on
+#                                the network while the next two steps compute)
+#   make lint                    gofmt, go vet, staticcheck
+#   go test build                the test binaries, compiled in parallel
+#   emulators.sh start           DynamoDB Local and moto on free 127.0.0.1 ports (stopped on any exit)
+#   go test ./...                unit, handler, conformance, event and end-to-end tests, two
+#                                packages at a time unless TEST_PARALLEL says otherwise; after
+#                                go test's own lines, the packages and ten tests that took longest
+#   contractcover                every served operation's success held to the client contract
+#   schemathesis.sh ‖            OpenAPI-driven fuzzing of the local host, canary sweep of its log
+#   bench, fuzz                  every event once through BenchmarkEvents; each go fuzz target
+#   template-check.sh            cfn-lint, sam validate, sam build, bootstrap sizes, stack size
+# Prints one timing line per step, with how busy the machine's cores were over it, and stops
+# at the first step that fails, exiting non-zero (a background step's failure is seen when it
+# is joined). (Stopping is also what makes Ctrl-C work: go test handles SIGINT and exits 1, so
+# bash sees no signal, only a failed step.) Extra arguments go to go test, e.g.
+# `test.sh -run Conformance`.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -20,21 +27,77 @@ scripts=infra/scripts
 
 failed=()
 now() { date +%s%N; }
+# cpu_ticks: the machine's busy and total CPU ticks so far (/proc/stat's first line).
+cpu_ticks() { awk '$1 == "cpu" { t = 0; for (i = 2; i <= NF; i++) t += $i; print t - $5 - $6, t; exit }' /proc/stat; }
 
-# step NAME COMMAND...: runs it, prints "test.sh: NAME ok 1.2 s" (or FAILED), records failure.
-step() {
-	local name=$1 t rc=0
-	shift
-	t=$(now)
-	"$@" || rc=$?
-	local took
-	took=$(awk -v a="$t" -v b="$(now)" 'BEGIN { printf "%.1f s", (b - a) / 1e9 }')
+# report NAME START_NS START_TICKS RC [END_NS END_TICKS]: "test.sh: NAME ok 1.2 s (machine 87% busy)" (or FAILED),
+# recording a failure. The share of the two cores in use over the step (every process, the
+# emulators and any step running beside it included) tells a step waiting on something from
+# one computing.
+report() {
+	local name=$1 t=$2 ticks=$3 rc=$4 end=${5:-$(now)} endticks=${6:-$(cpu_ticks)} took busy
+	took=$(awk -v a="$t" -v b="$end" 'BEGIN { printf "%.1f s", (b - a) / 1e9 }')
+	busy=$(echo "$endticks" | awk -v a="$ticks" '{ split(a, s, " "); d = $2 - s[2]; printf "%d%%", (d > 0 ? 100 * ($1 - s[1]) / d : 0) }')
 	if ((rc == 0)); then
-		printf 'test.sh: %-18s ok      %s\n' "$name" "$took"
+		printf 'test.sh: %-18s ok      %-9s (machine %s busy)\n' "$name" "$took" "$busy"
 	else
 		printf 'test.sh: %-18s FAILED  %s (exit %d)\n' "$name" "$took" "$rc"
 		failed+=("$name")
 	fi
+}
+
+# step NAME COMMAND...: runs it in the foreground, reports it, returns its status.
+step() {
+	local name=$1 t ticks rc=0
+	shift
+	t=$(now) ticks=$(cpu_ticks)
+	"$@" || rc=$?
+	report "$name" "$t" "$ticks" "$rc"
+	return "$rc"
+}
+
+# Steps that wait on the network or leave a core idle run beside others: spawn NAME COMMAND...
+# starts one in the background, its output kept in a log; join NAME waits for it, prints its
+# output, then its timing line (its own wall time, from spawn to its end, not to the join).
+declare -A bg_pid bg_t bg_ticks
+# This run's own directory: emulators (stopped on every way out, Ctrl-C and kill included),
+# the background steps' logs, go test's JSON; kept when the run failed.
+export EMULATORS_RUN_DIR="$root/.cache/run/test.$$"
+logs="$EMULATORS_RUN_DIR/steps"
+mkdir -p "$logs"
+cleanup() {
+	local rc=$? pid
+	for pid in "${bg_pid[@]}"; do
+		pkill -TERM -P "$pid" 2>/dev/null || true
+		kill -TERM "$pid" 2>/dev/null || true
+	done
+	bash "$scripts/emulators.sh" stop
+	if ((rc == 0)); then
+		rm -rf "$EMULATORS_RUN_DIR"
+	else
+		echo "test.sh: logs of this run in $EMULATORS_RUN_DIR" >&2
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+spawn() {
+	local name=$1
+	shift
+	bg_t[$name]=$(now) bg_ticks[$name]=$(cpu_ticks)
+	(
+		rc=0
+		"$@" >"$logs/$name.log" 2>&1 || rc=$?
+		echo "$rc $(now) $(cpu_ticks)" >"$logs/$name.rc"
+	) &
+	bg_pid[$name]=$!
+}
+join() {
+	local name=$1 rc end busy total
+	wait "${bg_pid[$name]}" || true
+	read -r rc end busy total <"$logs/$name.rc" || rc=1
+	cat "$logs/$name.log"
+	report "$name" "${bg_t[$name]}" "${bg_ticks[$name]}" "$rc" "${end:-}" "${busy:+$busy $total}"
 	return "$rc"
 }
 
@@ -46,28 +109,28 @@ finish() {
 	echo "test.sh: all steps passed"
 }
 
-step venv bash "$scripts/venv.sh" || finish
-step dynamodb-local bash "$scripts/dynamodb-local.sh" || finish
-
-# This run's own emulators, stopped on every way out (Ctrl-C and kill included); their logs
-# are kept when the run failed.
-export EMULATORS_RUN_DIR="$root/.cache/run/test.$$"
-cleanup() {
-	local rc=$?
-	bash "$scripts/emulators.sh" stop
-	if ((rc == 0)); then
-		rm -rf "$EMULATORS_RUN_DIR"
-	else
-		echo "test.sh: emulator logs in $EMULATORS_RUN_DIR" >&2
-	fi
+# The Python tools and DynamoDB Local come from the network (cold) while lint and the test
+# build compute; the emulators need both, the go test step the emulators.
+spawn venv bash "$scripts/venv.sh"
+spawn dynamodb-local bash "$scripts/dynamodb-local.sh"
+step lint make --no-print-directory lint || finish
+# Packages run $parallel at a time, each test binary against a moto server of its own
+# (moto-slot.sh: moto restores every table from a snapshot when a transaction is cancelled,
+# undoing writes another package made meanwhile); DynamoDB Local is shared. The test binaries
+# are compiled first, in parallel.
+# (testreport too: it renders the go test step below.)
+report="$EMULATORS_RUN_DIR/testreport"
+build_tests() {
+	go build -o "$report" ./infra/scripts/testreport &&
+		go test -count=1 "$@" -run '^$' ./... | { grep -v -e '^ok ' -e 'no test files' || true; }
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+step "go test build" build_tests "$@" || finish
+join venv || finish
+join dynamodb-local || finish
+
 # TEST_PARALLEL=N runs N packages at a time, each with a moto of its own (moto-slot.sh).
-# Two by default, one per core: with the emulators' heaviest tests shrunk (issue 31) two
-# packages at once take about half the time of one after the other (docs/PERFORMANCE.md,
-# "Suite time (issue 31)"); TEST_PARALLEL=1 runs them one by one.
+# Two by default, one per core (docs/PERFORMANCE.md, "Suite time (issue 31)");
+# TEST_PARALLEL=1 runs them one by one.
 parallel=${TEST_PARALLEL:-2}
 export MOTO_SLOTS=$parallel
 step emulators bash "$scripts/emulators.sh" start || finish
@@ -81,18 +144,6 @@ export AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test
 export AWS_REGION=us-east-1 AWS_DEFAULT_REGION=us-east-1
 export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_EC2_METADATA_DISABLED=true
 
-step lint make --no-print-directory lint || finish
-# Packages run $parallel at a time, each test binary against a moto server of its own
-# (moto-slot.sh: moto restores every table from a snapshot when a transaction is cancelled,
-# undoing writes another package made meanwhile); DynamoDB Local is shared. The test binaries
-# are compiled first, in parallel.
-# (testreport too: it renders the go test step below.)
-report="$EMULATORS_RUN_DIR/testreport"
-build_tests() {
-	go build -o "$report" ./infra/scripts/testreport &&
-		go test -count=1 "$@" -run '^$' ./... | { grep -v -e '^ok ' -e 'no test files' || true; }
-}
-step "go test build" build_tests "$@" || finish
 # Every success a test checks against docs/openapi.yaml is also held to the original's client
 # contract and recorded here; after the whole suite, every served operation the client
 # parses must have been checked (a filtered run, with arguments, cannot prove that).
@@ -118,12 +169,16 @@ if (($# == 0)); then
 	step "client contract" go run ./infra/contractcover -dir "$CLIENT_CONTRACT_RECORD_DIR" || finish
 fi
 unset CLIENT_CONTRACT_RECORD_DIR
+# The last tiers: schemathesis (a Python process driving the local host: about one core)
+# runs beside the ones that compute (bench, fuzz, the template checks' builds).
+# OpenAPI-driven fuzzing of the local host, then a canary sweep of its log.
+spawn schemathesis bash "$scripts/schemathesis.sh"
 # Every event once through BenchmarkEvents (first-run status checked), so `make bench` cannot rot.
 step bench go test -count=1 -run '^$' -bench BenchmarkEvents -benchtime 1x ./infra/invoke/ || finish
 # Each go fuzz target briefly past its seed corpus (which go test ran above): FUZZTIME each,
-# 10,000 inputs by default, about 20 s in all. A count, not a duration: with a duration,
-# go test can report "context deadline exceeded" as a failure when the time runs out while
-# a busy machine's workers are still answering. A failing input lands in the package's testdata/fuzz.
+# 10,000 inputs by default. A count, not a duration: with a duration, go test can report
+# "context deadline exceeded" as a failure when the time runs out while a busy machine's
+# workers are still answering. A failing input lands in the package's testdata/fuzz.
 fuzz_targets() {
 	local t out
 	for t in validate:FuzzParseJSON validate:FuzzDecodeBody validate:FuzzPage validate:FuzzStorableNumber httpapi:FuzzDecodeBody \
@@ -133,9 +188,6 @@ fuzz_targets() {
 	done
 }
 step fuzz fuzz_targets || finish
-# OpenAPI-driven fuzzing of the local host, then a canary sweep of its log (about a minute).
-step schemathesis bash "$scripts/schemathesis.sh" || finish
-if [[ -f "$scripts/template-check.sh" ]]; then
-	step template-check bash "$scripts/template-check.sh" || finish
-fi
+step template-check bash "$scripts/template-check.sh" || finish
+join schemathesis || finish
 finish
