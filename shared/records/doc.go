@@ -11,7 +11,7 @@
 //
 // It sits below the HTTP groups and the workers (ARCHITECTURE.md §3): the traces group,
 // the evaluator, the experiment runner and the demo loader write through it, and it imports
-// no group. Its errors are plain: sentinels (ErrBusy, ErrRevised, ErrScoreRecordGone) that
+// no group. Its errors are plain: sentinels (ErrBusy, ErrRevised, ErrTooLarge, ErrScoreRecordGone) that
 // the handlers map to HTTP answers (the traces group's writeError), and validation errors of
 // shared/validate, which carry their loc.
 //

@@ -19,6 +19,10 @@ import (
 // count and its revisions). That recompute follows the transaction; the transaction's
 // repair marker (repair.go) makes sure it happens even when a failure cuts it off.
 
+// ErrTooLarge answers a Revision that would move more roll-up rows than one transaction
+// holds (each of a trace's tags, old and new, has a row per level): nothing is written.
+var ErrTooLarge = errors.New("the change moves more roll-up rows than one transaction holds")
+
 // ErrRevised answers a Revision that lost every race to other writers of the trace.
 var ErrRevised = errors.New("the trace kept changing; retry")
 
@@ -267,7 +271,7 @@ func (rv Revision) ops() ([]store.Op, []rollupRef, *store.Key, error) {
 		repair = &mk
 	}
 	if len(ops) > store.MaxTransactItems {
-		return nil, nil, nil, fmt.Errorf("revise trace %s: %d actions, more than a transaction holds", rv.Before.ID, len(ops))
+		return nil, nil, nil, fmt.Errorf("%w: revise trace %s: %d actions, at most %d", ErrTooLarge, rv.Before.ID, len(ops), store.MaxTransactItems)
 	}
 	return ops, touched, repair, nil
 }

@@ -184,8 +184,13 @@ func (h *handlers) patchTrace(w http.ResponseWriter, r *http.Request) error {
 		}
 		return records.Revision{RunID: before.RunID, Before: &before, BeforeItem: item, After: &after, Now: now}.Apply(ctx, h.Table)
 	})
+	if errors.Is(err, records.ErrTooLarge) && p.tagsSent {
+		// Each tag, old and new, holds a roll-up row per level that the change moves.
+		return validate.Single(validate.ValueError([]any{"body", "tags"}, p.tags,
+			"this update moves the roll-ups of the trace's old and new tags and its other changes: more than one transaction holds; replace fewer tags at once, or send the other changes in a separate update"))
+	}
 	if err != nil {
-		return err
+		return writeError(err)
 	}
 	httpapi.WriteJSON(w, http.StatusOK, updatedAnswer{runIDs: runIDsFor(after.RunID, p.run), ProjectID: project.ID,
 		ProjectName: project.Name, SessionID: after.SessionID, RecordsCount: 1, TraceID: after.ID})

@@ -5,6 +5,7 @@ import (
 
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/records"
+	"github.com/evalobs/evalapi/shared/validate"
 )
 
 // errBusy answers a write that lost every attempt to concurrent writers of its run: nothing
@@ -16,6 +17,10 @@ var errBusy = httpapi.Unavailable("Too many concurrent writes to this run, retry
 func writeError(err error) error {
 	if errors.Is(err, records.ErrBusy) {
 		return errBusy
+	}
+	if errors.Is(err, records.ErrTooLarge) {
+		return validate.Single(validate.ValueError([]any{"body"}, nil,
+			"this change moves more roll-up rows than one transaction holds; send it in smaller parts"))
 	}
 	return err
 }
