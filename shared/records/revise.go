@@ -175,26 +175,21 @@ func (rv Revision) ops() ([]store.Op, []rollupRef, *store.Key, error) {
 	}
 	ops = append(ops, rv.ExtraOps...)
 
-	type rkey struct {
-		level        store.RollupLevel
-		group, value string
-		minute       time.Time
-	}
-	net := map[rkey]*store.Rollup{}
-	var order []rkey
+	net := map[bucket]*store.Rollup{}
+	var order []bucket
 	var touched []rollupRef
-	newDeltas := map[rkey]store.Rollup{}
+	newDeltas := map[bucket]store.Rollup{}
 	if rv.After != nil {
 		for _, d := range rollupDeltas([]store.Trace{*rv.After}) {
-			newDeltas[rkey{d.Level, d.Group, d.Value, d.Minute}] = d
+			newDeltas[bucketOf(d)] = d
 		}
 	}
-	oldDeltas := map[rkey]store.Rollup{}
+	oldDeltas := map[bucket]store.Rollup{}
 	for _, d := range rollupDeltas([]store.Trace{*rv.Before}) {
-		oldDeltas[rkey{d.Level, d.Group, d.Value, d.Minute}] = d
+		oldDeltas[bucketOf(d)] = d
 	}
 	// A metric value that leaves a bucket, or comes to one, unless it is the same value.
-	changed := func(from, to map[rkey]store.Rollup, left bool) {
+	changed := func(from, to map[bucket]store.Rollup, left bool) {
 		for kk, d := range from {
 			for name, m := range d.Metrics {
 				if m.N == 0 || m.Min == nil {
@@ -213,7 +208,7 @@ func (rv Revision) ops() ([]store.Op, []rollupRef, *store.Key, error) {
 	changed(oldDeltas, newDeltas, true)
 	changed(newDeltas, oldDeltas, false)
 	add := func(d store.Rollup, old bool) {
-		kk := rkey{d.Level, d.Group, d.Value, d.Minute}
+		kk := bucketOf(d)
 		if old {
 			d = d.Negated()
 		}
@@ -231,9 +226,9 @@ func (rv Revision) ops() ([]store.Op, []rollupRef, *store.Key, error) {
 			add(d, false)
 		}
 	}
-	moved := map[rkey]bool{}
+	moved := map[bucket]bool{}
 	for _, r := range touched {
-		moved[rkey{r.level, r.group, r.value, r.minute}] = true
+		moved[bucket{r.level, r.group, r.value, r.minute}] = true
 	}
 	for _, kk := range order {
 		d := net[kk]

@@ -9,24 +9,29 @@ import (
 	"github.com/evalobs/evalapi/shared/store"
 )
 
+// bucket names one roll-up item of a run: its level, its group column and value, its minute.
+type bucket struct {
+	level        store.RollupLevel
+	group, value string
+	minute       time.Time
+}
+
+// bucketOf is the bucket of a roll-up delta.
+func bucketOf(d store.Rollup) bucket { return bucket{d.Level, d.Group, d.Value, d.Minute} }
+
 // rollupDeltas folds traces into one delta per roll-up item they touch: the totals of their
 // minute and of their hour, and one row per group column and value of each. Folding first keeps a request to one
 // update per item however many of its traces share it.
 func rollupDeltas(traces []store.Trace) []store.Rollup {
-	type key struct {
-		level        store.RollupLevel
-		group, value string
-		minute       time.Time
-	}
-	byKey := map[key]*store.Rollup{}
-	var order []key
+	byKey := map[bucket]*store.Rollup{}
+	var order []bucket
 	var buf []string
 	for i := range traces {
 		tr := &traces[i]
 		fold := func(group, value string) {
 			for _, level := range []store.RollupLevel{store.RollupMinute, store.RollupHour} {
 				minute := tr.CreatedAt.UTC().Truncate(level.Period())
-				k := key{level, group, value, minute}
+				k := bucket{level, group, value, minute}
 				r := byKey[k]
 				if r == nil {
 					r = &store.Rollup{Level: level, Minute: minute, Group: group, Value: value}
