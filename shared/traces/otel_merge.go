@@ -113,7 +113,7 @@ func (h *handlers) otelMergeOnce(ctx context.Context, run store.Run, g *otelTrac
 		switch {
 		case prev != nil && otlp.IsPending(prev) && !otlp.IsPending(&m.Span):
 			// The span judged before it arrived takes its placeholder's place and values
-			// (the export's own values win).
+			// (of a name both hold, the newer judgment's).
 			sp := m.Span
 			sp.SessionID = session
 			if values := changedValues(prev.Metrics, sp.Metrics); len(values) > 0 {
