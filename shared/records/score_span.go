@@ -71,7 +71,8 @@ func WriteSpanScore(ctx context.Context, t store.Table, w ScoreWrite) (bool, err
 	return false, fmt.Errorf("write span score on %v: %w", w.Key, ErrRevised)
 }
 
-// merged is metrics with values set (a state-only value never hides a result).
+// merged is metrics with values set (a state-only value never hides a result, an external
+// value replaces only one it supersedes).
 func merged(metrics, values map[string]store.MetricValue) (map[string]store.MetricValue, bool) {
 	out := make(map[string]store.MetricValue, len(metrics)+len(values))
 	for k, v := range metrics {
@@ -82,6 +83,9 @@ func merged(metrics, values map[string]store.MetricValue) (map[string]store.Metr
 		cur, has := metrics[name]
 		if !v.HasResult() && has && (cur.HasResult() || cur.State == v.State) {
 			continue
+		}
+		if has && !v.Supersedes(cur) {
+			continue // an external judgment older than the one held (docs/OTEL.md)
 		}
 		out[name] = v
 		changed = true
@@ -176,11 +180,11 @@ func rollUp(spans []store.Span, metric, strategy string) (store.MetricValue, boo
 	switch strategy {
 	case RollUpFirst:
 		v := vals[0]
-		v.Explanation = expl
+		v.Explanation, v.JudgedAt = expl, 0 // the trace's value is a roll-up, not a judgment
 		return v, true
 	case RollUpLast:
 		v := vals[n-1]
-		v.Explanation = expl
+		v.Explanation, v.JudgedAt = expl, 0
 		return v, true
 	}
 	sum, count := 0.0, 0

@@ -130,11 +130,41 @@ func TraceSpansConsistent(ctx context.Context, t Table, traceID string, withCont
 	return traceSpans(ctx, t, traceID, withContent, true)
 }
 
+// TraceSpansAsRead is TraceSpansConsistent with each span's doc as stored, by span id: what
+// a write on the condition that the span is still as read (Equals("doc", doc)) compares.
+func TraceSpansAsRead(ctx context.Context, t Table, traceID string, withContent bool) ([]Span, map[string]string, error) {
+	items, err := traceSpanItems(ctx, t, traceID, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	spans, err := decodeSpans(items, withContent)
+	if err != nil {
+		return nil, nil, err
+	}
+	docs := make(map[string]string, len(spans))
+	for i, it := range items {
+		docs[spans[i].ID], _ = it["doc"].(string)
+	}
+	return spans, docs, nil
+}
+
 func traceSpans(ctx context.Context, t Table, traceID string, withContent, consistent bool) ([]Span, error) {
+	items, err := traceSpanItems(ctx, t, traceID, consistent)
+	if err != nil {
+		return nil, err
+	}
+	return decodeSpans(items, withContent)
+}
+
+func traceSpanItems(ctx context.Context, t Table, traceID string, consistent bool) ([]Item, error) {
 	items, err := QueryAll(ctx, t, Query{PK: tracePartition(traceID), SKOp: SKPrefix, From: "SPAN#", Consistent: consistent})
 	if err != nil {
 		return nil, fmt.Errorf("spans of trace %s: %w", traceID, err)
 	}
+	return items, nil
+}
+
+func decodeSpans(items []Item, withContent bool) ([]Span, error) {
 	out := make([]Span, len(items))
 	for i, it := range items {
 		if err := DecodeSpan(it, &out[i], withContent); err != nil {

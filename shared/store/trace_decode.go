@@ -136,6 +136,8 @@ func (l *lexer) metrics() map[string]MetricValue {
 				v.Reason = l.str()
 			case "src":
 				v.Source = l.str()
+			case "t":
+				v.JudgedAt = l.int()
 			default:
 				return false
 			}

@@ -80,6 +80,9 @@ type MetricValue struct {
 	// Source is who judged: empty for this service's scorers, SourceExternal for a value an
 	// evaluator outside it sent (an OpenTelemetry gen_ai.evaluation.result, docs/OTEL.md).
 	Source string `json:"src,omitempty"`
+	// JudgedAt is when an external value was judged (its evaluation event's time), Unix
+	// nanoseconds; 0 when unknown (values stored before it was kept). Supersedes compares it.
+	JudgedAt int64 `json:"t,omitempty"`
 }
 
 // SourceExternal marks a metric value judged by an evaluator outside the service.

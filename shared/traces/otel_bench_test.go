@@ -2,11 +2,13 @@ package traces
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,15 +17,17 @@ import (
 	"github.com/evalobs/evalapi/shared/auth/authtest"
 	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
+	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/store/storecount"
 	"github.com/evalobs/evalapi/shared/traces/otlp"
 )
 
 // BenchmarkOTLPStoreWrites512 is the store's side of one 512-span export (the recordings
-// replayed with fresh trace ids: 52 traces) on the embedded table: calls per export, by
-// kind, for a first export, for a re-export of it, and for an export of the same spans
-// split in two halves, children first (the placeholder path). docs/PERFORMANCE.md has
-// the figures.
+// replayed with fresh trace ids: 206 traces) on the embedded table: calls per export, by
+// kind, and the write units of its span items (spanWCU: 1 per KB a put or batch put writes,
+// 2 in a transaction), for a first export, for a re-export of it, and for an export of the
+// same spans split in two halves, children first (the placeholder path) or roots first
+// (children merged into stored traces). docs/PERFORMANCE.md has the figures.
 //
 //	go test -run '^$' -bench OTLPStoreWrites512 -benchtime 10x ./shared/traces/
 func BenchmarkOTLPStoreWrites512(b *testing.B) {
@@ -49,12 +53,15 @@ func BenchmarkOTLPStoreWrites512(b *testing.B) {
 		{"first", nil, [][]byte{whole}},
 		{"again", [][]byte{whole}, [][]byte{whole}},
 		{"children-then-roots", nil, [][]byte{half(children), half(roots)}},
+		{"roots-then-children", nil, [][]byte{half(roots), half(children)}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			var total storecount.Counts
+			var wcu int64
 			for b.Loop() {
 				b.StopTimer()
-				tbl := storecount.New(testenv.Embedded(b))
+				units := &spanUnits{Table: testenv.Embedded(b)}
+				tbl := storecount.New(units)
 				env := authtest.New(b, tbl, auth.Config{})
 				org := env.Org(b)
 				rt := httpapi.NewRouter(slog.New(slog.DiscardHandler))
@@ -78,13 +85,16 @@ func BenchmarkOTLPStoreWrites512(b *testing.B) {
 					post(body)
 				}
 				tbl.Reset()
+				units.n.Store(0)
 				b.StartTimer()
 				for _, body := range c.bodies {
 					post(body)
 				}
 				total = tbl.Snapshot()
+				wcu = units.n.Load()
 				b.StartTimer()
 			}
+			b.ReportMetric(float64(wcu), "spanWCU/export")
 			for _, m := range []string{"Get", "BatchGet", "Query", "BatchWrite", "Transact", "Put", "Update"} {
 				b.ReportMetric(float64(total.Calls[m]), m+"/export")
 			}
@@ -121,4 +131,38 @@ func otlpBatch512(tb testing.TB) *otlp.Export {
 		}
 	}
 	return out
+}
+
+// spanUnits sums the write units of the span items written through it: a KB (rounded up)
+// per item put alone or in a batch, twice that in a transaction (DynamoDB's pricing).
+type spanUnits struct {
+	store.Table
+	n atomic.Int64
+}
+
+func (u *spanUnits) add(it store.Item, per int64) {
+	if it[store.AttrEntity] == store.EntitySpan {
+		u.n.Add(per * int64((store.ItemSize(it)+1023)/1024))
+	}
+}
+
+func (u *spanUnits) Put(ctx context.Context, it store.Item, conds ...store.Cond) error {
+	u.add(it, 1)
+	return u.Table.Put(ctx, it, conds...)
+}
+
+func (u *spanUnits) BatchWrite(ctx context.Context, puts []store.Item, deletes []store.Key) error {
+	for _, it := range puts {
+		u.add(it, 1)
+	}
+	return u.Table.BatchWrite(ctx, puts, deletes)
+}
+
+func (u *spanUnits) Transact(ctx context.Context, ops []store.Op) error {
+	for _, op := range ops {
+		if op.Kind == store.OpPut {
+			u.add(op.Item, 2)
+		}
+	}
+	return u.Table.Transact(ctx, ops)
 }

@@ -53,20 +53,21 @@ func (h *handlers) otelEvalKey(ctx context.Context, run store.Run) (func(string)
 
 // otelApplyEvals puts a group's judgments on its spans: on the span of the export when it
 // is there, else on a placeholder span of the evaluated span's id. Of two judgments of one
-// (span, name) in one export, the later one (by its time, then by its order) wins.
+// (span, name) in one export, the one that supersedes the other wins (the later by its
+// time; at equal times, store.MetricValue.Supersedes' rule), as between exports.
 func otelApplyEvals(run store.Run, g *otelTrace, key func(string) string, now time.Time) {
 	if len(g.evals) == 0 {
 		return
 	}
-	at := map[string]uint64{} // span id + key: the time of the value kept
 	for _, ev := range g.evals {
 		id := otlp.SpanUUID(run.ID, ev.TraceID, ev.SpanID)
 		k := key(ev.Name)
-		if t, ok := at[id+"\x00"+k]; ok && ev.Time < t {
-			continue
-		}
-		at[id+"\x00"+k] = ev.Time
 		i := g.spanIndex(id)
+		if i >= 0 {
+			if cur, ok := g.spans[i].Span.Metrics[k]; ok && !ev.Value.Supersedes(cur) {
+				continue
+			}
+		}
 		if i < 0 {
 			sp := otlp.PendingSpan(run.ID, ev, now)
 			sp.ProjectID, sp.OrgID = run.ProjectID, run.OrgID
@@ -104,11 +105,13 @@ func (g *otelTrace) spanIndex(id string) int {
 	return -1
 }
 
-// changedValues are the external values of values that spans does not hold as they are.
+// changedValues are the external values of values that a span holding have would take:
+// those it does not hold as they are and that supersede what it holds (a late retry of an
+// older judgment changes nothing).
 func changedValues(have, values map[string]store.MetricValue) map[string]store.MetricValue {
 	var out map[string]store.MetricValue
 	for k, v := range values {
-		if cur, ok := have[k]; ok && reflect.DeepEqual(cur, v) {
+		if cur, ok := have[k]; ok && (reflect.DeepEqual(cur, v) || !v.Supersedes(cur)) {
 			continue
 		}
 		if out == nil {
@@ -144,14 +147,14 @@ func (g *otelTrace) markChanged(k string) {
 	g.changed[k] = true
 }
 
-// mergedValues is have with values set over it.
+// mergedValues is have with the values that supersede it set over it (changedValues).
 func mergedValues(have, values map[string]store.MetricValue) map[string]store.MetricValue {
 	if len(have) == 0 && len(values) == 0 {
 		return nil
 	}
 	out := make(map[string]store.MetricValue, len(have)+len(values))
 	maps.Copy(out, have)
-	maps.Copy(out, values)
+	maps.Copy(out, changedValues(have, values))
 	return out
 }
 

@@ -97,7 +97,7 @@ func (h *handlers) otelMergeOnce(ctx context.Context, run store.Run, g *otelTrac
 			session = &s
 		}
 	}
-	stored, err := store.TraceSpansConsistent(ctx, h.Table, g.id, newSession)
+	stored, docs, err := store.TraceSpansAsRead(ctx, h.Table, g.id, newSession)
 	if err != nil {
 		return err
 	}
@@ -113,7 +113,7 @@ func (h *handlers) otelMergeOnce(ctx context.Context, run store.Run, g *otelTrac
 		switch {
 		case prev != nil && otlp.IsPending(prev) && !otlp.IsPending(&m.Span):
 			// The span judged before it arrived takes its placeholder's place and values
-			// (the export's own values win).
+			// (of a name both hold, the newer judgment's).
 			sp := m.Span
 			sp.SessionID = session
 			if values := changedValues(prev.Metrics, sp.Metrics); len(values) > 0 {
@@ -139,16 +139,17 @@ func (h *handlers) otelMergeOnce(ctx context.Context, run store.Run, g *otelTrac
 	}
 	stored = slices.DeleteFunc(stored, func(s store.Span) bool { return replaced[s.ID] })
 	setDepths(g.id, add, stored)
+	var puts []store.Span // every span written, parents first; each on the condition it is as read
 	if newSession {
 		if err := h.otelSession(ctx, run, session, g); err != nil {
 			return err
 		}
-		for i := range stored {
+		parents := parentsOf(add)
+		for i := range stored { // rewritten anyway: they learn they have children in the same put
 			stored[i].SessionID = session
+			stored[i].HasChildren = stored[i].HasChildren || parents[stored[i].ID]
 		}
-		if err := store.PutSpans(ctx, h.Table, stored); err != nil {
-			return fmt.Errorf("otlp: %w", err)
-		}
+		puts = append(puts, stored...)
 	}
 	if err := h.otelMarkParents(ctx, stored, add); err != nil {
 		return err
@@ -157,30 +158,12 @@ func (h *handlers) otelMergeOnce(ctx context.Context, run store.Run, g *otelTrac
 		if err := h.offloadSpans(ctx, run.OrgID, run.ID, add); err != nil {
 			return err
 		}
-		// A placeholder goes in only where no span is: a concurrent export may have stored
-		// the span since it was read, and a placeholder written over it would lose its
-		// content. Then the merge starts again, and puts the judgment on the span.
-		real := add[:0:0]
-		for _, sp := range add {
-			if !otlp.IsPending(&sp) {
-				real = append(real, sp)
-				continue
-			}
-			it, err := store.SpanItem(sp)
-			if err != nil {
-				return fmt.Errorf("otlp: %w", err)
-			}
-			if err := h.Table.Put(ctx, it, store.NotExists()); errors.Is(err, store.ErrConditionFailed) {
-				return records.ErrRevised
-			} else if err != nil {
-				return fmt.Errorf("otlp: placeholder span %s: %w", sp.ID, err)
-			}
-		}
-		if len(real) > 0 {
-			if err := store.PutSpans(ctx, h.Table, real); err != nil {
-				return fmt.Errorf("otlp: %w", err)
-			}
-		}
+		puts = append(puts, add...)
+	}
+	// A placeholder goes in only where no span is, and a span only where nothing or what
+	// was read is: otherwise the merge starts again (otelPutSpans).
+	if err := h.otelPutSpans(ctx, puts, docs); err != nil {
+		return err
 	}
 	if err := h.otelScoreSpans(ctx, g, scores); err != nil {
 		return err
@@ -228,10 +211,7 @@ func otelSame(a, b *store.Trace) bool {
 // children (a span's read lists its children only then). Each is a put conditioned on the
 // span as read; setting the flag twice is the same item, so a retry is harmless.
 func (h *handlers) otelMarkParents(ctx context.Context, stored, add []store.Span) error {
-	parents := map[string]bool{}
-	for _, sp := range add {
-		parents[sp.ParentID] = true
-	}
+	parents := parentsOf(add)
 	for _, sp := range stored {
 		if !parents[sp.ID] || sp.HasChildren {
 			continue
@@ -241,6 +221,15 @@ func (h *handlers) otelMarkParents(ctx context.Context, stored, add []store.Span
 		}
 	}
 	return nil
+}
+
+// parentsOf are the ids of the spans' parents.
+func parentsOf(spans []store.Span) map[string]bool {
+	out := make(map[string]bool, len(spans))
+	for _, sp := range spans {
+		out[sp.ParentID] = true
+	}
+	return out
 }
 
 func (h *handlers) otelMarkParent(ctx context.Context, k store.Key) error {

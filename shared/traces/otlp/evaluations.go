@@ -66,6 +66,7 @@ func Evaluations(s *Span) []Evaluation {
 	add := func(kvs []KeyValue, at uint64) {
 		if ev, ok := evaluation(index(kvs)); ok {
 			ev.TraceID, ev.SpanID, ev.Time = s.TraceID, target, at
+			ev.Value.JudgedAt = int64(min(at, math.MaxInt64)) // stored: a later, older judgment does not replace it
 			out = append(out, ev)
 		}
 	}

@@ -33,8 +33,8 @@ func TestEvaluations(t *testing.T) {
 		t.Fatalf("evaluations: %+v", got)
 	}
 	for _, e := range got {
-		if e.SpanID != s.SpanID || e.Time != 7 || e.Value.Source != "external" {
-			t.Errorf("%s: judges %x at %d, source %q", e.Name, e.SpanID, e.Time, e.Value.Source)
+		if e.SpanID != s.SpanID || e.Time != 7 || e.Value.JudgedAt != 7 || e.Value.Source != "external" {
+			t.Errorf("%s: judges %x at %d (kept: %d), source %q", e.Name, e.SpanID, e.Time, e.Value.JudgedAt, e.Value.Source)
 		}
 	}
 	if v := got[0].Value; *v.Number != 0.75 || v.Category != nil || v.Explanation != "" {
