@@ -135,6 +135,15 @@ def prompt_experiment(run: Run) -> None:
     got = run.api.get(f"/v2/projects/{p.id}/experiments/{exp.id}")
     check(got.get("prompt_model") == MODEL, f"the experiment's model reads back as {got.get('prompt_model')!r}")
 
+    # The metric named by the client judged every row (through the stub, as a judge).
+    def judged() -> bool:
+        traces = run.api.records(p.id, "traces", experiment_id=exp.id)
+        states = [((t.get("metric_info") or {}).get(metric) or {}).get("status_type") for t in traces]
+        check(not any(s in ("error", "failed") for s in states), f"the metric {metric} on the rows: {states}")
+        return len(states) == 3 and all(s == "success" for s in states)
+
+    run.api.wait(f"the metric {metric} on every row", judged, 60)
+
 
 def logger_session(run: Run) -> None:
     from galileo.logger import GalileoLogger
