@@ -10,7 +10,7 @@
 #
 # Environment: TIER_FLOWS (comma-separated words: run only the flows whose names hold one),
 # TIER_TRACEBACK=1 (print the client's tracebacks). The host's output is kept in
-# .cache/run/client-tier/ when the tier fails.
+# .cache/run/client-tier.*/ when the tier fails.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -22,9 +22,9 @@ t0=$(now)
 VENV="$root/.cache/client-venv" REQUIREMENTS="$root/infra/clienttier/requirements.txt" bash infra/scripts/venv.sh
 echo "client-tier: venv $(secs "$t0")"
 
-run="$root/.cache/run/client-tier"
-rm -rf "$run"
-mkdir -p "$run"
+# A directory of this run's own: tiers of several worktrees or terminals may run at once.
+mkdir -p "$root/.cache/run"
+run="$(mktemp -d "$root/.cache/run/client-tier.XXXXXX")"
 data="$(mktemp -d)"
 email="client-tier-admin@example.com"
 password="ct-Password-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
