@@ -226,7 +226,7 @@ def search(run: Run) -> None:
     p, ls = run.made["project"], run.made["log_stream"]
     want = {t["id"] for t in run.api.records(p.id, "traces", log_stream_id=ls.id)}
     got = {str(r.id) for r in get_traces(project_id=p.id, log_stream_id=ls.id).records}
-    check(want and got == want, f"get_traces found {len(got)} traces, the API {len(want)}")
+    check(bool(want) and got == want, f"get_traces found {len(got)} traces, the API {len(want)}")
     spans = get_spans(project_id=p.id, log_stream_id=ls.id).records
     check(len(spans) == len(run.api.records(p.id, "spans", log_stream_id=ls.id)), "get_spans and the API disagree")
     sessions = get_sessions(project_id=p.id, log_stream_id=ls.id).records
