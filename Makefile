@@ -83,9 +83,9 @@ run: ## the whole API on 127.0.0.1:3000 (embedded store; DEMO=1 loads a demo day
 seed: ## load a demo project with a day of synthetic traces into the local store (stop make run first)
 	go run ./infra/seed
 
-invoke: ## one sample event through a function's handler: make invoke FN=datasets EVENT=events/...json
-	@[ -n "$(FN)" ] && [ -n "$(EVENT)" ] || { echo "usage: make invoke FN=<function> EVENT=<events/...json>" >&2; exit 2; }
-	go run ./infra/invoke -fn $(FN) -event $(EVENT)
+invoke: ## one sample event through a function's handler: make invoke FN=datasets EVENT=events/...json [MEMORY=1]
+	@[ -n "$(FN)" ] && [ -n "$(EVENT)" ] || { echo "usage: make invoke FN=<function> EVENT=<events/...json> [MEMORY=1]" >&2; exit 2; }
+	go run ./infra/invoke -fn $(FN) -event $(EVENT)$(if $(filter 1 true yes,$(MEMORY)), -memory)
 
 bootstrap: ## first organization, admin and API key of a deployed stack: make bootstrap [STACK=... REGION=... CONFIG_ENV=prod]
 	bash infra/scripts/bootstrap.sh

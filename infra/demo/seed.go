@@ -6,16 +6,22 @@ import (
 	"io"
 
 	"github.com/evalobs/evalapi/shared/app"
-	"github.com/evalobs/evalapi/shared/app/local"
 	"github.com/evalobs/evalapi/shared/store"
 )
 
-// Seed creates the first organization if need be, then loads the demo for its admin
-// (ADMIN_EMAIL, default admin@example.com) and says how to query it.
-func Seed(ctx context.Context, d app.Deps, getenv func(string) string, traces int, seed uint64, out io.Writer) error {
-	if err := local.Bootstrap(ctx, d, getenv, out); err != nil {
-		return err
-	}
+// SeedOptions say how much demo Seed loads and where the API that serves it listens.
+type SeedOptions struct {
+	Traces int    // over the day
+	Seed   uint64 // of the random values
+	// BaseURL is the address of the API that will serve the demo (http://127.0.0.1:3000),
+	// shown in the commands Seed prints: the host's real address, so that PORT=0 or another
+	// PORT gives commands that work.
+	BaseURL string
+}
+
+// Seed loads the demo for the admin (ADMIN_EMAIL, default admin@example.com) of a store
+// that the caller has bootstrapped (local.Bootstrap), and says how to query it.
+func Seed(ctx context.Context, d app.Deps, getenv func(string) string, opts SeedOptions, out io.Writer) error {
 	email := getenv("ADMIN_EMAIL")
 	if email == "" {
 		email = "admin@example.com"
@@ -24,8 +30,8 @@ func Seed(ctx context.Context, d app.Deps, getenv func(string) string, traces in
 	if err != nil {
 		return fmt.Errorf("the admin %s: %w (set ADMIN_EMAIL to the admin of this store)", email, err)
 	}
-	fmt.Fprintf(out, "Loading a day of %d demo traces for %s\n", traces, admin.Email)
-	res, err := Load(ctx, d.Table, admin.OrgID, admin.ID, Options{Traces: traces, Seed: seed, Progress: out})
+	fmt.Fprintf(out, "Loading a day of %d demo traces for %s\n", opts.Traces, admin.Email)
+	res, err := Load(ctx, d.Table, admin.OrgID, admin.ID, Options{Traces: opts.Traces, Seed: opts.Seed, Progress: out})
 	if err != nil {
 		return err
 	}
@@ -35,12 +41,12 @@ func Seed(ctx context.Context, d app.Deps, getenv func(string) string, traces in
 	}
 	fmt.Fprintf(out, `Demo experiment pair on dataset %s (template %s): %s and %s. Compare them:
   curl -H "Service-API-Key: $KEY" -H "Content-Type: application/json" -d '{"experiment_ids":["%s","%s"]}' \
-    http://127.0.0.1:3000/v2/projects/%s/experiments/compare
-`, exps.DatasetID, exps.TemplateID, exps.ExperimentIDs[0], exps.ExperimentIDs[1], exps.ExperimentIDs[0], exps.ExperimentIDs[1], res.ProjectID)
+    %s/v2/projects/%s/experiments/compare
+`, exps.DatasetID, exps.TemplateID, exps.ExperimentIDs[0], exps.ExperimentIDs[1], exps.ExperimentIDs[0], exps.ExperimentIDs[1], opts.BaseURL, res.ProjectID)
 	_, err = fmt.Fprintf(out, `Demo project %s, log stream %s: %d traces from %s to %s. Try:
   curl -H "Service-API-Key: $KEY" -H "Content-Type: application/json" -d '{"log_stream_id":"%s","start_time":"%s","end_time":"%s","interval":60}' \
-    http://127.0.0.1:3000/v2/projects/%s/metrics/search
+    %s/v2/projects/%s/metrics/search
 `, res.ProjectID, res.LogStreamID, res.Traces, res.From.Format("2006-01-02T15:04Z"), res.To.Format("2006-01-02T15:04Z"),
-		res.LogStreamID, res.From.Format("2006-01-02T15:04:05Z"), res.To.Format("2006-01-02T15:04:05Z"), res.ProjectID)
+		res.LogStreamID, res.From.Format("2006-01-02T15:04:05Z"), res.To.Format("2006-01-02T15:04:05Z"), opts.BaseURL, res.ProjectID)
 	return err
 }

@@ -137,9 +137,18 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	if err := local.Bootstrap(ctx, d, getenv, stdout); err != nil {
 		return err
 	}
+	// 127.0.0.1 only: the local host has a well-known admin and no TLS. The port is bound
+	// before the demo loads so that the demo's commands name the real one (PORT=0 included);
+	// connections wait in the backlog until it is served.
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", port))
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	defer ln.Close()
 	if demoOn, _ := strconv.ParseBool(getenv("DEMO")); demoOn {
 		// DEMO=1 loads a demo project with a day of traces before serving (as make seed does).
-		if err := demo.Seed(ctx, d, getenv, demo.DefaultTraces, 1, stdout); err != nil {
+		opts := demo.SeedOptions{Traces: demo.DefaultTraces, Seed: 1, BaseURL: "http://" + ln.Addr().String()}
+		if err := demo.Seed(ctx, d, getenv, opts, stdout); err != nil {
 			return err
 		}
 	}
@@ -147,11 +156,6 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	var all []app.Register
 	for _, g := range groups.All() {
 		all = append(all, g.Register)
-	}
-	// 127.0.0.1 only: the local host has a well-known admin and no TLS.
-	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", port))
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
 	}
 	srv := &http.Server{
 		Handler:           app.NewRouter(d, all...),

@@ -51,5 +51,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	defer closeDeps()
-	return demo.Seed(ctx, d, getenv, *n, *seed, stdout)
+	if err := local.Bootstrap(ctx, d, getenv, stdout); err != nil {
+		return err
+	}
+	// The demo is served later by `make run`, on PORT as it will read it.
+	port := getenv("PORT")
+	if port == "" || port == "0" {
+		port = "3000"
+	}
+	return demo.Seed(ctx, d, getenv, demo.SeedOptions{Traces: *n, Seed: *seed, BaseURL: "http://127.0.0.1:" + port}, stdout)
 }

@@ -15,7 +15,13 @@ import (
 const (
 	HeaderServiceAPIKey = "Service-API-Key"
 	HeaderVendorAPIKey  = "Vendor-AO-API-Key"
+	// HeaderGalileoAPIKey is the name the original service's own clients send (its
+	// OpenTelemetry exporter and ingest client).
+	HeaderGalileoAPIKey = "Galileo-API-Key"
 )
+
+// apiKeyHeaders are the API-key headers in the order credentials reads them.
+var apiKeyHeaders = [...]string{HeaderServiceAPIKey, HeaderVendorAPIKey, HeaderGalileoAPIKey}
 
 // Scheme names in Caller.Scheme.
 const (
@@ -76,7 +82,7 @@ func (s *Service) authenticate(ctx context.Context, r *http.Request) (Caller, er
 // and an Authorization header of another scheme is not ours to judge, as in FastAPI.
 func credentials(r *http.Request) []credential {
 	var out []credential
-	for _, h := range []string{HeaderServiceAPIKey, HeaderVendorAPIKey} {
+	for _, h := range apiKeyHeaders {
 		if v := strings.TrimSpace(r.Header.Get(h)); v != "" {
 			out = append(out, credential{scheme: SchemeAPIKey, value: v})
 		}

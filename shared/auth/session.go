@@ -15,8 +15,10 @@ import (
 // RefreshCookie is the refresh cookie's name, the one the original service's SDKs read.
 const RefreshCookie = "refresh_token"
 
-// refreshCookiePaths scope the cookie to the exchange, in both of its forms.
-var refreshCookiePaths = [...]string{"/v2/refresh_token", "/refresh_token"}
+// refreshCookiePath is the root: the original's clients call the exchange as both
+// /refresh_token and /v2/refresh_token, and read the cookie with a jar that refuses two
+// cookies of one name (httpx.CookieConflict), so there is one cookie that both paths see.
+const refreshCookiePath = "/"
 
 // Session is what a login or a refresh exchange gives the client: a short-lived access
 // token and the refresh token of its family (carried in the refresh cookie).
@@ -26,7 +28,7 @@ type Session struct {
 }
 
 // RefreshRefusedError is a refused refresh exchange: answered 401, and the client is told
-// to drop its refresh cookies (RefreshCookies("")).
+// to drop its refresh cookie (RefreshCookie("")).
 type RefreshRefusedError struct{ err *httpapi.StatusError }
 
 func (e *RefreshRefusedError) Error() string { return e.err.Error() }
@@ -197,31 +199,22 @@ func (s *Service) SessionOf(ctx context.Context, token string, refresh bool) (us
 	return c.Subject, c.Sid, true
 }
 
-// RefreshCookies are the cookies carrying a refresh token for the refresh lifetime, one
-// per path of the exchange (/v2/refresh_token and /refresh_token, which the original's
-// clients call), with the same value: a browser sends each only to its own path, so
-// whichever form a client calls finds the token, and both rotate together. An empty value
-// deletes the client's cookies.
-func (s *Service) RefreshCookies(value string) []*http.Cookie {
+// RefreshCookie is the one cookie carrying a refresh token for the refresh lifetime, at
+// refreshCookiePath. An empty value deletes the client's cookie.
+func (s *Service) RefreshCookie(value string) *http.Cookie {
 	maxAge := int(s.refreshTTL.Seconds())
 	if value == "" {
 		maxAge = -1
 	}
-	out := make([]*http.Cookie, 0, len(refreshCookiePaths))
-	for _, path := range refreshCookiePaths {
-		out = append(out, &http.Cookie{
-			Name: RefreshCookie, Value: value, Path: path, MaxAge: maxAge,
-			HttpOnly: true, Secure: true, SameSite: http.SameSiteStrictMode,
-		})
+	return &http.Cookie{
+		Name: RefreshCookie, Value: value, Path: refreshCookiePath, MaxAge: maxAge,
+		HttpOnly: true, Secure: true, SameSite: http.SameSiteStrictMode,
 	}
-	return out
 }
 
-// SetRefreshCookies sets RefreshCookies(value) on w.
-func (s *Service) SetRefreshCookies(w http.ResponseWriter, value string) {
-	for _, c := range s.RefreshCookies(value) {
-		http.SetCookie(w, c)
-	}
+// SetRefreshCookie sets RefreshCookie(value) on w.
+func (s *Service) SetRefreshCookie(w http.ResponseWriter, value string) {
+	http.SetCookie(w, s.RefreshCookie(value))
 }
 
 // AccessToken starts a password session for user userID of organization orgID and returns

@@ -73,7 +73,7 @@ func (h *handlers) startSession(w http.ResponseWriter, r *http.Request, orgID, u
 
 // answerSession answers the access token in the body and the refresh token in its cookie.
 func (h *handlers) answerSession(w http.ResponseWriter, s auth.Session) error {
-	h.Auth.SetRefreshCookies(w, s.RefreshToken)
+	h.Auth.SetRefreshCookie(w, s.RefreshToken)
 	w.Header().Set("Cache-Control", "no-store")
 	httpapi.WriteJSON(w, http.StatusOK, tokenResponse{AccessToken: s.AccessToken, TokenType: "bearer"})
 	return nil

@@ -32,7 +32,7 @@ func (h *handlers) logout(w http.ResponseWriter, r *http.Request) error {
 			ended = true
 		}
 	}
-	h.Auth.SetRefreshCookies(w, "")
+	h.Auth.SetRefreshCookie(w, "")
 	if !ended {
 		if _, err := h.Auth.Identify(r); err != nil {
 			return err
@@ -52,7 +52,7 @@ func (h *handlers) logoutEverywhere(w http.ResponseWriter, r *http.Request) erro
 	if err := h.Auth.EndAllSessions(r.Context(), c.UserID); err != nil {
 		return err
 	}
-	h.Auth.SetRefreshCookies(w, "")
+	h.Auth.SetRefreshCookie(w, "")
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

@@ -119,6 +119,8 @@ func testAuthenticate(t *testing.T, tbl store.Table) {
 	}{
 		{"service api key", apiKeyOf("Service-API-Key", u.APIKey), "", u},
 		{"vendor api key", apiKeyOf("Vendor-AO-API-Key", u.APIKey), "", u},
+		{"galileo api key", apiKeyOf("Galileo-API-Key", u.APIKey), "", u},
+		{"galileo api key, lower-case header", apiKeyOf("galileo-api-key", u.APIKey), "", u},
 		{"bearer", bearerOf(u.AccessToken), "", u},
 		{"bearer lower-case scheme", http.Header{"Authorization": {"bearer " + u.AccessToken}}, "", u},
 		{"basic", u.BasicHeader(), "", u},
@@ -135,6 +137,8 @@ func testAuthenticate(t *testing.T, tbl store.Table) {
 		{"unknown api key", apiKeyOf("Service-API-Key", unknownKey), "Invalid API key", u},
 		{"wrong secret", apiKeyOf("Vendor-AO-API-Key", wrongSecret), "Invalid API key", u},
 		{"revoked api key", apiKeyOf("Vendor-AO-API-Key", revoked.RevealString()), "Invalid API key", u},
+		{"wrong secret in galileo header", apiKeyOf("Galileo-API-Key", wrongSecret), "Invalid API key", u},
+		{"wrong galileo key beside a right key", merge(u.Header(), apiKeyOf("Galileo-API-Key", wrongSecret)), "Invalid API key", u},
 		{"bad password", basicOf(u.Email, u.Password+"x"), "Incorrect username or password", u},
 		{"unknown e-mail", basicOf("nobody@example.com", u.Password), "Incorrect username or password", u},
 		{"invited user", basicOf(invited.Email, ""), "Incorrect username or password", u},

@@ -18,7 +18,7 @@ func (h *handlers) refresh(w http.ResponseWriter, r *http.Request) error {
 	s, err := h.Auth.RotateSession(r.Context(), token, r.Header.Get("Authorization"))
 	var refused *auth.RefreshRefusedError
 	if errors.As(err, &refused) {
-		h.Auth.SetRefreshCookies(w, "")
+		h.Auth.SetRefreshCookie(w, "")
 	}
 	if err != nil {
 		return err

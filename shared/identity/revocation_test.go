@@ -176,7 +176,7 @@ func testRevocation(t *testing.T, tbl store.Table) {
 		here, there := login(t, in.a, u), login(t, in.a, u)
 		in.warm(t, here, there)
 		r := in.a.do(t, "POST", "/v2/logout", here.headers(true), "")
-		if r.status != 204 || r.cookie() == nil || r.cookie().MaxAge >= 0 {
+		if r.status != 204 || r.cookie() == nil || r.cookie().MaxAge >= 0 || len(r.cookies()) != 1 {
 			t.Fatalf("logout: %s (cookie %v)", r, r.cookie())
 		}
 		in.ended(t, "logged-out session", here)

@@ -43,6 +43,9 @@ func TestOTLPStatuses(t *testing.T) {
 		{"not gzip", ctJSON, js, map[string]string{"Content-Encoding": "gzip"}, "admin", 400, "gzip"},
 		{"gzip bomb", ctJSON, bomb.Bytes(), map[string]string{"Content-Encoding": "gzip"}, "admin", 413, "decompressed"},
 		{"no credentials", ctJSON, js, exampleRun, "none", 401, "Not authenticated"},
+		// Galileo-API-Key is the header the original client's OpenTelemetry exporter sends.
+		{"galileo api key", ctJSON, js, withHeader(exampleRun, "Galileo-API-Key", h.org.Admin.APIKey), "none", 200, ""},
+		{"wrong galileo api key", ctJSON, js, withHeader(exampleRun, "Galileo-API-Key", h.org.Admin.APIKey+"x"), "none", 401, "Invalid API key"},
 		{"read-only", ctJSON, js, exampleRun, "readonly", 403, "Read-only"},
 		{"unknown project id", ctJSON, js, map[string]string{"project": "6a1f0c3e-8b2d-4e5f-9a7c-000000000000"}, "admin", 404, "Project not found"},
 		{"unknown log stream id", ctJSON, js, map[string]string{"project": ExampleProjectID, "logstream": "6a1f0c3e-8b2d-4e5f-9a7c-000000000000"}, "admin", 404, "Log stream not found"},
@@ -205,4 +208,13 @@ func TestOTLPWideTrace(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withHeader is a copy of headers with name set to value.
+func withHeader(headers map[string]string, name, value string) map[string]string {
+	out := map[string]string{name: value}
+	for k, v := range headers {
+		out[k] = v
+	}
+	return out
 }

@@ -37,7 +37,7 @@ func Bootstrap(ctx context.Context, d app.Deps, getenv func(string) string, out 
 	_, err = fmt.Fprintf(out, `First start: created an organization and its admin. Shown this once only:
   e-mail    %s
   password  %s
-  API key   %s   (header Service-API-Key or Vendor-AO-API-Key)
+  API key   %s   (header Service-API-Key, Vendor-AO-API-Key or Galileo-API-Key)
 `, res.Email, password, res.APIKey.RevealString())
 	return err
 }
