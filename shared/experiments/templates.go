@@ -225,6 +225,10 @@ func (h *handlers) templatesOut(ctx context.Context, c auth.Caller, ps []store.P
 	reads := make([]func(context.Context) error, len(ps))
 	for i, p := range ps {
 		reads[i] = func(ctx context.Context) (err error) {
+			// A template stored before the global routes becomes findable by them.
+			if _, err := store.IndexPromptTemplate(ctx, h.Table, p); err != nil {
+				return err
+			}
 			all[i], err = store.PromptTemplateVersions(ctx, h.Table, p.ID)
 			return err
 		}

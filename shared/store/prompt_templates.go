@@ -20,8 +20,9 @@ import (
 //
 // Every template record also carries GSI1 (ORGPTEMPLATES#<org>, TEMPLATE#<id>): the
 // organization's templates, of every project and of none, in one query (POST /templates/query).
-// Templates stored before the global routes have no home record and no GSI1 attributes: the
-// project routes serve them, the global ones do not find them.
+// Templates stored before the global routes have no home record and no GSI1 attributes:
+// the project routes give them both when they read them (IndexPromptTemplate); until then the
+// global routes do not find them.
 //
 // Versions are numbered 0, 1, 2… per template (the original's version indexes start at 0),
 // with no gap or repeat: a new version's number comes from version_count on the template,
@@ -46,6 +47,9 @@ type PromptTemplate struct {
 	CreatedBy       string    `json:"created_by"`
 	CreatedAt       time.Time `json:"created_at"`
 	UpdatedAt       time.Time `json:"updated_at"`
+	// Indexed: the template has its home record and its GSI1 attributes (every template
+	// created since the global routes; IndexPromptTemplate gives them to an older one).
+	Indexed bool `json:"indexed,omitempty"`
 }
 
 // PromptTemplateVersion is one version: Template is a string or a list of messages
@@ -87,7 +91,7 @@ func promptVersionKey(templateID string, v int64) Key {
 // with its name claim, its home record and a check that the project exists (p.ProjectID ""
 // is a template of the organization, no project). ErrNameTaken, ErrNotFound.
 func CreatePromptTemplate(ctx context.Context, t Table, p PromptTemplate, v PromptTemplateVersion) (PromptTemplate, PromptTemplateVersion, error) {
-	p.VersionCount, p.SelectedVersion = 1, 0
+	p.VersionCount, p.SelectedVersion, p.Indexed = 1, 0, true
 	v.TemplateID, v.Version = p.ID, 0
 	it, err := Marshal(p)
 	if err != nil {

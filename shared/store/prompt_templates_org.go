@@ -31,6 +31,30 @@ func FindPromptTemplate(ctx context.Context, t Table, orgID, id string) (PromptT
 	return GetPromptTemplate(ctx, t, orgID, home.ProjectID, id)
 }
 
+// IndexPromptTemplate gives p, a template stored before the global routes, its home record
+// and its GSI1 attributes in one transaction, so that the global routes find it; a template
+// that has them (or is gone, or is being indexed by another call) is left as it is.
+func IndexPromptTemplate(ctx context.Context, t Table, p PromptTemplate) (PromptTemplate, error) {
+	if p.Indexed {
+		return p, nil
+	}
+	k, hk := promptTemplateKey(p.OrgID, p.ProjectID, p.ID), promptTemplateHomeKey(p.ID)
+	err := t.Transact(ctx, []Op{
+		UpdateOp(Update{Key: k, Conds: []Cond{Exists()},
+			Set: map[string]any{AttrGSI1PK: orgTemplatesPK(p.OrgID), AttrGSI1SK: k.SK, "indexed": true}}),
+		PutOp(Item{AttrPK: hk.PK, AttrSK: hk.SK, AttrEntity: EntityPromptTemplateHome, "project_id": p.ProjectID, "org_id": p.OrgID}, NotExists()),
+	})
+	var tx *TxCanceledError
+	switch {
+	case errors.As(err, &tx), errors.Is(err, ErrConflict), errors.Is(err, ErrConditionFailed):
+		return p, nil // gone, or indexed already: nothing to do
+	case err != nil:
+		return p, fmt.Errorf("index prompt template %s: %w", p.ID, err)
+	}
+	p.Indexed = true
+	return p, nil
+}
+
 // OrgPromptTemplates reads every template of the organization, of its projects and of none,
 // in no particular order (the caller sorts). It reads an index: a template created a moment
 // ago may be missing.
