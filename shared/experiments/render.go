@@ -102,6 +102,7 @@ func (h *handlers) renderTemplate(w http.ResponseWriter, r *http.Request) error 
 // the page's) must define every variable.
 func stringInputs(in renderIn, msgs []store.PromptMessage) ([]map[string]any, *int, error) {
 	all := make([]map[string]any, len(in.strings))
+	names := exprun.Variables(msgs)
 	errs := validate.New()
 	for i, s := range in.strings {
 		vars := map[string]any{"input": s}
@@ -110,7 +111,7 @@ func stringInputs(in renderIn, msgs []store.PromptMessage) ([]map[string]any, *i
 				vars = m
 			}
 		}
-		if missing := missingIn(msgs, vars); len(missing) > 0 {
+		if missing := missingIn(names, vars); len(missing) > 0 {
 			errs.Add(validate.ValueError(validate.At(in.stringsLoc, i), s, fmt.Sprintf(
 				"the template's variables %s are not defined by this input", quoteAll(missing))))
 		}
@@ -123,9 +124,9 @@ func stringInputs(in renderIn, msgs []store.PromptMessage) ([]map[string]any, *i
 	return page, next, nil
 }
 
-func missingIn(msgs []store.PromptMessage, vars map[string]any) []string {
+func missingIn(names []string, vars map[string]any) []string {
 	var out []string
-	for _, v := range exprun.Variables(msgs) {
+	for _, v := range names {
 		if _, ok := vars[v]; !ok {
 			out = append(out, v)
 		}

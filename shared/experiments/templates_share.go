@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -113,30 +114,9 @@ func (h *handlers) addUsers(w http.ResponseWriter, r *http.Request) error {
 	if err := auth.RequireWrite(ctx); err != nil {
 		return err
 	}
-	users := make([]store.User, len(call.In.items))
-	errs := validate.New()
-	for i, n := range call.In.items {
-		var u store.User
-		var err error
-		if n.id != "" {
-			var found []store.User
-			if found, err = store.OrgUsers(ctx, h.Table, c.OrgID, []string{n.id}); err == nil && len(found) == 0 {
-				err = store.ErrNotFound
-			} else if err == nil {
-				u = found[0]
-			}
-		} else {
-			u, err = store.OrgUserByEmail(ctx, h.Table, c.OrgID, n.email)
-		}
-		switch {
-		case errors.Is(err, store.ErrNotFound):
-			errs.Add(validate.ValueError(n.loc, nil, "User not found in the organization"))
-		case err != nil:
-			return err
-		case n.id != "" && n.email != "" && u.Email != n.email:
-			errs.Add(validate.ValueError(n.loc, nil, "user_id and user_email name different users"))
-		}
-		users[i] = u
+	users, errs, err := h.resolveCollaborators(ctx, c, call.In.items)
+	if err != nil {
+		return err
 	}
 	principals := make([]string, len(users))
 	for i, u := range users {
@@ -154,6 +134,58 @@ func (h *handlers) addUsers(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// resolveCollaborators finds the user each item names in the caller's organization (the ids
+// in one read); an item that names nobody there, or two different users, is a problem of
+// the returned collector.
+func (h *handlers) resolveCollaborators(ctx context.Context, c auth.Caller, items []newCollaborator) ([]store.User, *validate.Errors, error) {
+	var ids []string
+	for _, n := range items {
+		if n.id != "" {
+			ids = append(ids, n.id)
+		}
+	}
+	byID, err := h.creators(ctx, c.OrgID, ids...)
+	if err != nil {
+		return nil, nil, err
+	}
+	users := make([]store.User, len(items))
+	errs := validate.New()
+	for i, n := range items {
+		u, ok := byID[n.id]
+		if n.id == "" {
+			switch u, err = store.OrgUserByEmail(ctx, h.Table, c.OrgID, n.email); {
+			case errors.Is(err, store.ErrNotFound):
+				ok = false
+			case err != nil:
+				return nil, nil, err
+			default:
+				ok = true
+			}
+		}
+		switch {
+		case !ok:
+			errs.Add(validate.ValueError(n.loc, nil, "User not found in the organization"))
+		case n.email != "" && !strings.EqualFold(u.Email, n.email):
+			errs.Add(validate.ValueError(n.loc, nil, "user_id and user_email name different users"))
+		}
+		users[i] = u
+	}
+	return users, errs, nil
+}
+
+// orgGroups are the organization's groups by id (one query).
+func (h *handlers) orgGroups(ctx context.Context, orgID string) (map[string]store.Group, error) {
+	gs, err := store.ListOrgGroups(ctx, h.Table, orgID)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]store.Group, len(gs))
+	for _, g := range gs {
+		out[g.ID] = g
+	}
+	return out, nil
+}
+
 // addGroups is POST /v2/templates/{template_id}/groups, as addUsers for groups.
 func (h *handlers) addGroups(w http.ResponseWriter, r *http.Request) error {
 	call, err := base.Open(r, base.Opening{Body: true}, readCollaborators(store.CollaboratorGroup))
@@ -167,15 +199,17 @@ func (h *handlers) addGroups(w http.ResponseWriter, r *http.Request) error {
 	if err := auth.RequireWrite(ctx); err != nil {
 		return err
 	}
+	byID, err := h.orgGroups(ctx, c.OrgID)
+	if err != nil {
+		return err
+	}
 	groups := make([]store.Group, len(call.In.items))
 	errs := validate.New()
 	principals := make([]string, len(groups))
 	for i, n := range call.In.items {
-		g, err := store.GetGroup(ctx, h.Table, c.OrgID, n.id)
-		if errors.Is(err, store.ErrNotFound) {
+		g, ok := byID[n.id]
+		if !ok {
 			errs.Add(validate.ValueError(validate.At(n.loc, "group_id"), n.id, "Group not found in the organization"))
-		} else if err != nil {
-			return err
 		}
 		groups[i], principals[i] = g, n.id
 	}
@@ -268,15 +302,14 @@ func (h *handlers) listCollaborators(w http.ResponseWriter, r *http.Request, kin
 func (h *handlers) collaboratorsOut(ctx context.Context, c auth.Caller, kind string, cs []store.TemplateCollaborator) ([]any, error) {
 	out := []any{}
 	if kind == store.CollaboratorGroup {
+		groups, err := h.orgGroups(ctx, c.OrgID)
+		if err != nil {
+			return nil, err
+		}
 		for _, col := range cs {
-			g, err := store.GetGroup(ctx, h.Table, c.OrgID, col.PrincipalID)
-			if errors.Is(err, store.ErrNotFound) {
-				continue
+			if g, ok := groups[col.PrincipalID]; ok {
+				out = append(out, groupCollaboratorOut(col, g))
 			}
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, groupCollaboratorOut(col, g))
 		}
 		return out, nil
 	}

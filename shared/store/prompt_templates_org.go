@@ -109,9 +109,8 @@ func RenamePromptTemplate(ctx context.Context, t Table, p PromptTemplate, name s
 
 // DeletePromptTemplate deletes p with its name claim and home record in one transaction
 // (ErrNotFound when it is gone already), then its versions and collaborators. Those are
-// found only through the template, so a delete stopped between the two leaves nothing
-// reachable, and deleting again (by the project routes' id) is not possible: the rest is
-// purged by the same call's second step, retried on its own error.
+// reached only through the template, so a purge that fails after the transaction (its error
+// is returned) leaves items no route reads, not a half-deleted template.
 func DeletePromptTemplate(ctx context.Context, t Table, p PromptTemplate) error {
 	k := promptTemplateKey(p.OrgID, p.ProjectID, p.ID)
 	err := t.Transact(ctx, []Op{
