@@ -38,6 +38,16 @@ func (h *handlers) globalTemplate(ctx context.Context, c auth.Caller, id string)
 	return p, vs, err
 }
 
+// findTemplate reads template id of the caller's organization without its versions; 404
+// when there is none.
+func (h *handlers) findTemplate(ctx context.Context, c auth.Caller, id string) (store.PromptTemplate, error) {
+	p, err := store.FindPromptTemplate(ctx, h.Table, c.OrgID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return p, httpapi.NotFound("Prompt template")
+	}
+	return p, err
+}
+
 // readGlobalPath reads the template id of a global route, then its version when the route
 // has one.
 func readGlobalPath(withVersion bool) func(*base.Input) templateRef {
@@ -151,10 +161,7 @@ func (h *handlers) deleteGlobalTemplate(w http.ResponseWriter, r *http.Request) 
 		return err
 	}
 	c, ctx := call.Caller, r.Context()
-	p, err := store.FindPromptTemplate(ctx, h.Table, c.OrgID, call.In.id)
-	if errors.Is(err, store.ErrNotFound) {
-		return httpapi.NotFound("Prompt template")
-	}
+	p, err := h.findTemplate(ctx, c, call.In.id)
 	if err != nil {
 		return err
 	}

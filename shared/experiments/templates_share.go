@@ -108,7 +108,7 @@ func (h *handlers) addUsers(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	c, ctx := call.Caller, r.Context()
-	if _, _, err := h.globalTemplate(ctx, c, call.In.id); err != nil {
+	if _, err := h.findTemplate(ctx, c, call.In.id); err != nil {
 		return err
 	}
 	if err := auth.RequireWrite(ctx); err != nil {
@@ -193,7 +193,7 @@ func (h *handlers) addGroups(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	c, ctx := call.Caller, r.Context()
-	if _, _, err := h.globalTemplate(ctx, c, call.In.id); err != nil {
+	if _, err := h.findTemplate(ctx, c, call.In.id); err != nil {
 		return err
 	}
 	if err := auth.RequireWrite(ctx); err != nil {
@@ -279,7 +279,7 @@ func (h *handlers) listCollaborators(w http.ResponseWriter, r *http.Request, kin
 	c, q, ctx := call.Caller, call.In, r.Context()
 	var cs []store.TemplateCollaborator
 	err = base.Concurrently(ctx,
-		func(ctx context.Context) error { _, _, err := h.globalTemplate(ctx, c, q.id); return err },
+		func(ctx context.Context) error { _, err := h.findTemplate(ctx, c, q.id); return err },
 		func(ctx context.Context) (err error) {
 			cs, err = store.TemplateCollaborators(ctx, h.Table, q.id, kind)
 			return err
@@ -361,7 +361,7 @@ func (h *handlers) updateCollaborator(w http.ResponseWriter, r *http.Request, ki
 		return err
 	}
 	c, in, ctx := call.Caller, call.In, r.Context()
-	if _, _, err := h.globalTemplate(ctx, c, in.id); err != nil {
+	if _, err := h.findTemplate(ctx, c, in.id); err != nil {
 		return err
 	}
 	if err := auth.RequireWrite(ctx); err != nil {
@@ -401,7 +401,7 @@ func (h *handlers) removeCollaborator(w http.ResponseWriter, r *http.Request, ki
 		return err
 	}
 	c, in, ctx := call.Caller, call.In, r.Context()
-	if _, _, err := h.globalTemplate(ctx, c, in.id); err != nil {
+	if _, err := h.findTemplate(ctx, c, in.id); err != nil {
 		return err
 	}
 	if err := auth.RequireWrite(ctx); err != nil {
