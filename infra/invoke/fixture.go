@@ -84,6 +84,17 @@ func seed(ctx context.Context, d app.Deps) error {
 	if err := integrations.SeedExample(ctx, d.Table, d.Secrets, res.OrgID, res.UserID, now); err != nil {
 		return fmt.Errorf("seed: %w", err)
 	}
+	// The organization's example template is shared with the second user and the group
+	// (events/experiments/*_template_user.json, *_template_group.json).
+	err = store.AddTemplateCollaborators(ctx, d.Table, []store.TemplateCollaborator{
+		{ID: "9c8d7e6f-0a1b-4c2d-8e3f-4a5b6c7d8e9f", TemplateID: experiments.ExampleOrgTemplateID, Kind: store.CollaboratorUser,
+			PrincipalID: FixtureUserID, Role: "viewer", CreatedAt: now},
+		{ID: "0d9e8f7a-1b2c-4d3e-9f4a-5b6c7d8e9f0a", TemplateID: experiments.ExampleOrgTemplateID, Kind: store.CollaboratorGroup,
+			PrincipalID: FixtureGroupID, Role: "viewer", CreatedAt: now},
+	})
+	if err != nil {
+		return fmt.Errorf("seed: %w", err)
+	}
 	_, err = store.PutSignalsConfig(ctx, d.Table, store.SignalsConfig{ID: "5b7d9f1a-3c5e-4a7b-9d1f-3b5d7f9a1c3e",
 		OrgID: res.OrgID, ProjectID: experiments.ExampleProjectID, RunID: experiments.ExampleExperimentID,
 		RunKind: store.RunExperiment, RunMode: "ON_DEMAND", Model: "gpt-4o-mini", FocusOn: "refusals",

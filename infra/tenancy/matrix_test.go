@@ -453,6 +453,112 @@ var matrix = map[string]entry{
 		),
 		write: func(a *tenant) req { return req{tmpl(a.ProjectID, a.TemplateID) + "/versions/0", ""} },
 	},
+	// The global template routes: a template by its id alone (docs/EXPERIMENTS.md).
+	"POST /v2/templates": {
+		cross: x(func(a, b *tenant) req {
+			return req{"/v2/templates?project_id=" + b.ProjectID, `{"name":"x","template":"t"}`}
+		}),
+		write: func(a *tenant) req {
+			return req{"/v2/templates?project_id=" + a.ProjectID, `{"name":"x","template":"t"}`}
+		},
+	},
+	"POST /v2/templates/query": {note: "lists the caller's organization's templates (TestQueryTemplates); its filters' ids are opaque and write nothing"},
+	"DELETE /v2/templates/bulk_delete": {
+		cross: x(func(a, b *tenant) req {
+			return req{"/v2/templates/bulk_delete", fmt.Sprintf(`{"template_ids":[%q]}`, b.TemplateID)}
+		}),
+		write: func(a *tenant) req {
+			return req{"/v2/templates/bulk_delete", fmt.Sprintf(`{"template_ids":[%q]}`, a.TemplateID)}
+		},
+	},
+	"GET /v2/templates/{template_id}": {cross: x(func(a, b *tenant) req { return req{gtmpl(b.TemplateID), ""} })},
+	"PATCH /v2/templates/{template_id}": {
+		cross: x(func(a, b *tenant) req { return req{gtmpl(b.TemplateID), `{"name":"x"}`} }),
+		write: func(a *tenant) req { return req{gtmpl(a.TemplateID), `{"name":"x"}`} },
+	},
+	"DELETE /v2/templates/{template_id}": {
+		cross: x(func(a, b *tenant) req { return req{gtmpl(b.TemplateID), ""} }),
+		write: func(a *tenant) req { return req{gtmpl(a.TemplateID), ""} },
+	},
+	"POST /v2/templates/{template_id}/versions": {
+		cross: x(func(a, b *tenant) req { return req{gtmpl(b.TemplateID) + "/versions", `{"template":"t"}`} }),
+		write: func(a *tenant) req { return req{gtmpl(a.TemplateID) + "/versions", `{"template":"t"}`} },
+	},
+	"POST /v2/templates/{template_id}/versions/query": {
+		cross: x(func(a, b *tenant) req { return req{gtmpl(b.TemplateID) + "/versions/query", ""} }),
+		note:  "reads the versions: no write",
+	},
+	"GET /v2/templates/{template_id}/versions/{version}": {cross: x(func(a, b *tenant) req { return req{gtmpl(b.TemplateID) + "/versions/0", ""} })},
+	"PUT /v2/templates/{template_id}/versions/{version}": {
+		cross: x(func(a, b *tenant) req { return req{gtmpl(b.TemplateID) + "/versions/0", ""} }),
+		write: func(a *tenant) req { return req{gtmpl(a.TemplateID) + "/versions/0", ""} },
+	},
+	"GET /v2/templates/{template_id}/users": {cross: x(func(a, b *tenant) req { return req{gtmpl(b.TemplateID) + "/users", ""} })},
+	"POST /v2/templates/{template_id}/users": {
+		cross: x(
+			func(a, b *tenant) req {
+				return req{gtmpl(b.TemplateID) + "/users", fmt.Sprintf(`[{"user_id":%q}]`, a.Manager.UserID)}
+			},
+			func(a, b *tenant) req {
+				return req{gtmpl(a.TemplateID) + "/users", fmt.Sprintf(`[{"user_id":%q}]`, b.UserID)}
+			},
+		),
+		write: func(a *tenant) req {
+			return req{gtmpl(a.TemplateID) + "/users", fmt.Sprintf(`[{"user_id":%q}]`, a.Manager.UserID)}
+		},
+	},
+	"PATCH /v2/templates/{template_id}/users/{user_id}": {
+		cross: x(
+			func(a, b *tenant) req {
+				return req{gtmpl(b.TemplateID) + "/users/" + a.Manager.UserID, `{"role":"editor"}`}
+			},
+			func(a, b *tenant) req { return req{gtmpl(a.TemplateID) + "/users/" + b.UserID, `{"role":"editor"}`} },
+		),
+		write: func(a *tenant) req {
+			return req{gtmpl(a.TemplateID) + "/users/" + a.Manager.UserID, `{"role":"editor"}`}
+		},
+	},
+	"DELETE /v2/templates/{template_id}/users/{user_id}": {
+		cross: x(
+			func(a, b *tenant) req { return req{gtmpl(b.TemplateID) + "/users/" + a.Manager.UserID, ""} },
+			func(a, b *tenant) req { return req{gtmpl(a.TemplateID) + "/users/" + b.UserID, ""} },
+		),
+		write: func(a *tenant) req { return req{gtmpl(a.TemplateID) + "/users/" + a.Manager.UserID, ""} },
+	},
+	"GET /v2/templates/{template_id}/groups": {cross: x(func(a, b *tenant) req { return req{gtmpl(b.TemplateID) + "/groups", ""} })},
+	"POST /v2/templates/{template_id}/groups": {
+		cross: x(
+			func(a, b *tenant) req {
+				return req{gtmpl(b.TemplateID) + "/groups", fmt.Sprintf(`[{"group_id":%q}]`, a.GroupID)}
+			},
+			func(a, b *tenant) req {
+				return req{gtmpl(a.TemplateID) + "/groups", fmt.Sprintf(`[{"group_id":%q}]`, b.GroupID)}
+			},
+		),
+		write: func(a *tenant) req {
+			return req{gtmpl(a.TemplateID) + "/groups", fmt.Sprintf(`[{"group_id":%q}]`, a.GroupID)}
+		},
+	},
+	"PATCH /v2/templates/{template_id}/groups/{group_id}": {
+		cross: x(
+			func(a, b *tenant) req { return req{gtmpl(b.TemplateID) + "/groups/" + a.GroupID, `{"role":"editor"}`} },
+			func(a, b *tenant) req { return req{gtmpl(a.TemplateID) + "/groups/" + b.GroupID, `{"role":"editor"}`} },
+		),
+		write: func(a *tenant) req { return req{gtmpl(a.TemplateID) + "/groups/" + a.GroupID, `{"role":"editor"}`} },
+	},
+	"DELETE /v2/templates/{template_id}/groups/{group_id}": {
+		cross: x(
+			func(a, b *tenant) req { return req{gtmpl(b.TemplateID) + "/groups/" + a.GroupID, ""} },
+			func(a, b *tenant) req { return req{gtmpl(a.TemplateID) + "/groups/" + b.GroupID, ""} },
+		),
+		write: func(a *tenant) req { return req{gtmpl(a.TemplateID) + "/groups/" + a.GroupID, ""} },
+	},
+	"POST /v2/render_template": {
+		cross: x(func(a, b *tenant) req {
+			return req{"/v2/render_template", fmt.Sprintf(`{"template":"{{input}}","data":{"dataset_id":%q}}`, b.DatasetID)}
+		}),
+		note: "renders: no write",
+	},
 	"PUT /v2/projects/{project_id}/runs/{run_id}/signals/configuration": {
 		cross: x(
 			func(a, b *tenant) req { return req{signals(b.ProjectID, b.LogStreamID), signalsBody} },
@@ -617,8 +723,9 @@ func TestCrossTenantMatrix(t *testing.T) {
 		for i, build := range e.cross {
 			r := build(w.a, w.b)
 			t.Run(fmt.Sprintf("cross/%s/%d", route, i), func(t *testing.T) {
-				if route == "DELETE /v2/datasets/bulk_delete" || w.b.namedIn(r.path) {
-					w.probe(t, method, r, http.StatusNotFound, route == "DELETE /v2/datasets/bulk_delete", w.b.DatasetID)
+				if bd, bulk := bulkDeletes[route]; bulk || w.b.namedIn(r.path) {
+					field, id := bd.of(w.b)
+					w.probe(t, method, r, http.StatusNotFound, field, id)
 					return
 				}
 				w.bodyProbe(t, method, r)
@@ -628,7 +735,12 @@ func TestCrossTenantMatrix(t *testing.T) {
 		if e.write != nil {
 			r := e.write(w.a)
 			t.Run("read_only/"+route, func(t *testing.T) {
-				w.probe(t, method, r, http.StatusForbidden, route == "DELETE /v2/datasets/bulk_delete", w.a.DatasetID)
+				bd := bulkDeletes[route]
+				if !bd.perID {
+					bd = bulkDelete{}
+				}
+				field, id := bd.of(w.a)
+				w.probe(t, method, r, http.StatusForbidden, field, id)
 			})
 			probes++
 		}
@@ -636,10 +748,32 @@ func TestCrossTenantMatrix(t *testing.T) {
 	t.Logf("cross-tenant matrix: %d operations, %d probes", len(routes), probes)
 }
 
+// bulkDelete is how a bulk delete reports an id it does not delete: a failed_deletions entry
+// whose field holds it. perID: a read-only caller's ids are refused one by one too (datasets'
+// roles are per dataset), rather than the whole request with a 403.
+type bulkDelete struct {
+	field string
+	id    func(*tenant) string
+	perID bool
+}
+
+// of is the field and the id of tn a probe looks for; none for a route that is no bulk delete.
+func (b bulkDelete) of(tn *tenant) (field, id string) {
+	if b.id == nil {
+		return "", ""
+	}
+	return b.field, b.id(tn)
+}
+
+var bulkDeletes = map[string]bulkDelete{
+	"DELETE /v2/datasets/bulk_delete":  {"dataset_id", func(tn *tenant) string { return tn.DatasetID }, true},
+	"DELETE /v2/templates/bulk_delete": {"template_id", func(tn *tenant) string { return tn.TemplateID }, false},
+}
+
 // probe sends r (as A's admin for a 404 probe, as A's read-only user for a 403 probe) and
 // requires status want and a table that is byte-identical before and after. A bulk delete
-// answers 200 and reports the dataset in failed_deletions instead.
-func (w *world) probe(t *testing.T, method string, r req, want int, bulk bool, datasetID string) {
+// (bulkField not "") answers 200 and reports id in failed_deletions, in bulkField, instead.
+func (w *world) probe(t *testing.T, method string, r req, want int, bulkField, id string) {
 	user := w.a.Admin
 	if want == http.StatusForbidden {
 		user = w.a.ReadOnly
@@ -654,16 +788,14 @@ func (w *world) probe(t *testing.T, method string, r req, want int, bulk bool, d
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bulk {
+	if bulkField != "" {
 		var out struct {
-			Deleted int `json:"deleted_count"`
-			Failed  []struct {
-				ID string `json:"dataset_id"`
-			} `json:"failed_deletions"`
+			Deleted int              `json:"deleted_count"`
+			Failed  []map[string]any `json:"failed_deletions"`
 		}
 		if err := json.Unmarshal(body, &out); code != http.StatusOK || err != nil || out.Deleted != 0 ||
-			len(out.Failed) != 1 || out.Failed[0].ID != datasetID {
-			t.Errorf("%s %s %s: %d %s, want 200 with the dataset in failed_deletions", method, r.path, r.body, code, body)
+			len(out.Failed) != 1 || out.Failed[0][bulkField] != id {
+			t.Errorf("%s %s %s: %d %s, want 200 with %s in failed_deletions", method, r.path, r.body, code, body, id)
 		}
 	} else if code != want {
 		t.Errorf("%s %s %s: %d %s, want %d", method, r.path, r.body, code, body, want)
@@ -790,6 +922,8 @@ func tmpl(projectID, templateID string) string {
 	}
 	return "/v2/projects/" + projectID + "/templates/" + templateID
 }
+
+func gtmpl(templateID string) string { return "/v2/templates/" + templateID }
 
 func compareBody(ids ...string) string {
 	b, _ := json.Marshal(map[string]any{"experiment_ids": ids})

@@ -22,6 +22,9 @@ const (
 	ExampleRunExperimentID   = "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c51"
 	ExampleRunExperiment2ID  = "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c52"
 	ExampleJobID             = "b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d61"
+	// A template of the organization (no project), for the global template routes.
+	ExampleOrgTemplateID        = "7a6b5c4d-8e9f-4a0b-9c1d-2e3f4a5b6c7d"
+	ExampleOrgTemplateVersionID = "8b7c6d5e-9f0a-4b1c-8d2e-3f4a5b6c7d8e"
 	// exampleDatasetID is shared/datasets' example dataset (input, output; three rows),
 	// seeded before this one.
 	exampleDatasetID = "3f0c2a8e-5b7d-4c1e-9a6f-2d8b7e4c1a90"
@@ -57,6 +60,12 @@ func seedRuns(ctx context.Context, t store.Table, orgID, userID string, now time
 	v := store.PromptTemplateVersion{ID: ExampleTemplateVersionID, Template: msgs, Settings: map[string]any{"temperature": 0.2},
 		CreatedBy: userID, CreatedAt: now}
 	if _, _, err := store.CreatePromptTemplate(ctx, t, p, v); err != nil {
+		return fmt.Errorf("example template: %w", err)
+	}
+	org := store.PromptTemplate{ID: ExampleOrgTemplateID, OrgID: orgID, Name: "fixture-org-template",
+		CreatedBy: userID, CreatedAt: now, UpdatedAt: now}
+	ov := store.PromptTemplateVersion{ID: ExampleOrgTemplateVersionID, Template: "Summarize: {{input}}", CreatedBy: userID, CreatedAt: now}
+	if _, _, err := store.CreatePromptTemplate(ctx, t, org, ov); err != nil {
 		return fmt.Errorf("example template: %w", err)
 	}
 	model := "gpt-4o-mini"

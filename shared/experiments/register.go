@@ -1,7 +1,8 @@
 // Package experiments serves the experiments of a project: creating one (beyond the
 // specification, to get experiments in) and listing them with their metrics and rank
 // (operation 12); running them (start, jobs, cancel, retry, compare: shared/exprun does the
-// work) and the project's prompt templates. An experiment's counts and metric statistics come from its run summary,
+// work) and the prompt templates, of a project (/projects/{project_id}/templates) or found
+// by id (the original client's global /templates routes), and their rendering. An experiment's counts and metric statistics come from its run summary,
 // which the writers of traces keep current, so listing never reads traces.
 package experiments
 
@@ -35,6 +36,26 @@ func Register(rt *httpapi.Router, d Deps) {
 	rt.Handle("POST /v2/projects/{project_id}/templates/{template_id}/versions", h.addTemplateVersion, d.Authenticate)
 	rt.Handle("GET /v2/projects/{project_id}/templates/{template_id}/versions/{version}", h.getTemplateVersion, d.Authenticate)
 	rt.Handle("PUT /v2/projects/{project_id}/templates/{template_id}/versions/{version}", h.selectTemplateVersion, d.Authenticate)
+	// The global template routes of the original's client (templates_global*.go).
+	rt.Handle("POST /v2/templates", h.createGlobalTemplate, d.Authenticate)
+	rt.Handle("POST /v2/templates/query", h.queryTemplates, d.Authenticate)
+	rt.Handle("DELETE /v2/templates/bulk_delete", h.bulkDeleteTemplates, d.Authenticate)
+	rt.Handle("GET /v2/templates/{template_id}", h.getGlobalTemplate, d.Authenticate)
+	rt.Handle("PATCH /v2/templates/{template_id}", h.patchTemplate, d.Authenticate)
+	rt.Handle("DELETE /v2/templates/{template_id}", h.deleteGlobalTemplate, d.Authenticate)
+	rt.Handle("POST /v2/templates/{template_id}/versions", h.addGlobalVersion, d.Authenticate)
+	rt.Handle("POST /v2/templates/{template_id}/versions/query", h.queryVersions, d.Authenticate)
+	rt.Handle("GET /v2/templates/{template_id}/versions/{version}", h.getGlobalVersion, d.Authenticate)
+	rt.Handle("PUT /v2/templates/{template_id}/versions/{version}", h.selectGlobalVersion, d.Authenticate)
+	rt.Handle("POST /v2/templates/{template_id}/users", h.addUsers, d.Authenticate)
+	rt.Handle("GET /v2/templates/{template_id}/users", h.listUsers, d.Authenticate)
+	rt.Handle("PATCH /v2/templates/{template_id}/users/{user_id}", h.updateUser, d.Authenticate)
+	rt.Handle("DELETE /v2/templates/{template_id}/users/{user_id}", h.removeUser, d.Authenticate)
+	rt.Handle("POST /v2/templates/{template_id}/groups", h.addGroups, d.Authenticate)
+	rt.Handle("GET /v2/templates/{template_id}/groups", h.listGroups, d.Authenticate)
+	rt.Handle("PATCH /v2/templates/{template_id}/groups/{group_id}", h.updateGroup, d.Authenticate)
+	rt.Handle("DELETE /v2/templates/{template_id}/groups/{group_id}", h.removeGroup, d.Authenticate)
+	rt.Handle("POST /v2/render_template", h.renderTemplate, d.Authenticate)
 }
 
 type handlers struct{ Deps }

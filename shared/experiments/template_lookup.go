@@ -49,6 +49,11 @@ func (h *handlers) template(ctx context.Context, c auth.Caller, ref templateRef)
 			if errors.Is(err, store.ErrNotFound) {
 				return httpapi.NotFound("Prompt template")
 			}
+			if err != nil {
+				return err
+			}
+			// A template stored before the global routes becomes findable by them.
+			p, err = store.IndexPromptTemplate(ctx, h.Table, p)
 			return err
 		},
 		func(ctx context.Context) (err error) {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -107,84 +106,6 @@ func templateText(tmpl any) string {
 	return string(b)
 }
 
-type templateVersionResponse struct {
-	Template        any          `json:"template"`
-	Raw             bool         `json:"raw"`
-	Version         int64        `json:"version"`
-	Settings        *runSettings `json:"settings"`
-	OutputType      *string      `json:"output_type"`
-	ID              string       `json:"id"`
-	ModelChanged    bool         `json:"model_changed"`
-	LinesAdded      int64        `json:"lines_added"`
-	LinesEdited     int64        `json:"lines_edited"`
-	LinesRemoved    int64        `json:"lines_removed"`
-	SettingsChanged bool         `json:"settings_changed"`
-	ContentChanged  bool         `json:"content_changed"`
-	CreatedAt       time.Time    `json:"created_at"`
-	UpdatedAt       time.Time    `json:"updated_at"`
-	CreatedByUser   *userInfo    `json:"created_by_user"`
-}
-
-type templateResponse struct {
-	ID                   string                    `json:"id"`
-	Permissions          []any                     `json:"permissions"`
-	Name                 string                    `json:"name"`
-	Template             string                    `json:"template"`
-	SelectedVersion      templateVersionResponse   `json:"selected_version"`
-	SelectedVersionID    string                    `json:"selected_version_id"`
-	AllVersions          []templateVersionResponse `json:"all_versions"`
-	AllAvailableVersions []int64                   `json:"all_available_versions"`
-	TotalVersions        int64                     `json:"total_versions"`
-	MaxVersion           int64                     `json:"max_version"`
-	CreatedAt            time.Time                 `json:"created_at"`
-	UpdatedAt            time.Time                 `json:"updated_at"`
-	CreatedByUser        *userInfo                 `json:"created_by_user"`
-}
-
-func versionOut(v store.PromptTemplateVersion, prev *store.PromptTemplateVersion, users map[string]store.User) templateVersionResponse {
-	settings := runSettingsOut(v.Settings)
-	if settings == nil {
-		settings = &runSettings{}
-	}
-	out := templateVersionResponse{Template: v.Template, Raw: v.Raw, Version: v.Version, Settings: settings,
-		OutputType: v.OutputType, ID: v.ID, CreatedAt: v.CreatedAt, UpdatedAt: v.CreatedAt, CreatedByUser: userOut(users, v.CreatedBy)}
-	if prev != nil {
-		a, _ := json.Marshal(prev.Settings)
-		b, _ := json.Marshal(v.Settings)
-		out.SettingsChanged = string(a) != string(b)
-		out.ContentChanged = templateText(prev.Template) != templateText(v.Template)
-		out.ModelChanged = prev.Settings["model_alias"] != v.Settings["model_alias"]
-	}
-	return out
-}
-
-func userOut(users map[string]store.User, id string) *userInfo {
-	u, ok := users[id]
-	if !ok {
-		return nil
-	}
-	return &userInfo{ID: u.ID, Email: u.Email, FirstName: strPtr(u.FirstName), LastName: strPtr(u.LastName)}
-}
-
-func templateOut(p store.PromptTemplate, versions []store.PromptTemplateVersion, users map[string]store.User) templateResponse {
-	out := templateResponse{ID: p.ID, Permissions: []any{}, Name: p.Name, AllVersions: []templateVersionResponse{},
-		AllAvailableVersions: []int64{}, TotalVersions: int64(len(versions)), MaxVersion: p.VersionCount - 1,
-		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, CreatedByUser: userOut(users, p.CreatedBy)}
-	for i, v := range versions {
-		var prev *store.PromptTemplateVersion
-		if i > 0 {
-			prev = &versions[i-1]
-		}
-		vo := versionOut(v, prev, users)
-		out.AllVersions = append(out.AllVersions, vo)
-		out.AllAvailableVersions = append(out.AllAvailableVersions, v.Version)
-		if v.Version == p.SelectedVersion {
-			out.SelectedVersion, out.SelectedVersionID, out.Template = vo, v.ID, templateText(v.Template)
-		}
-	}
-	return out
-}
-
 // newTemplate is the body of a new template: its name, whether it is hidden, and its
 // first version.
 type newTemplate struct {
@@ -209,30 +130,48 @@ func (h *handlers) createTemplate(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	c, projectID, ctx := call.Caller, call.In.ID, r.Context()
-	in, name, hidden := call.In.Req.version, call.In.Req.name, call.In.Req.hidden
 	if _, err := h.Project(ctx, c, projectID); err != nil {
 		return err
 	}
 	if err := auth.RequireWrite(ctx); err != nil {
 		return err
 	}
+	out, err := h.newTemplate(ctx, c, projectID, call.In.Req)
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// newTemplate stores t with its version 0 in the project (in no project when projectID is
+// "") and answers it.
+func (h *handlers) newTemplate(ctx context.Context, c auth.Caller, projectID string, t newTemplate) (templateResponse, error) {
+	in := t.version
 	now := h.Stamp()
-	p := store.PromptTemplate{ID: uuid.NewString(), ProjectID: projectID, OrgID: c.OrgID, Name: name, Hidden: hidden,
+	p := store.PromptTemplate{ID: uuid.NewString(), ProjectID: projectID, OrgID: c.OrgID, Name: t.name, Hidden: t.hidden,
 		CreatedBy: c.UserID, CreatedAt: now, UpdatedAt: now}
 	v := store.PromptTemplateVersion{ID: uuid.NewString(), Template: in.template, Raw: in.raw, Settings: in.settings,
 		OutputType: in.outputType, CreatedBy: c.UserID, CreatedAt: now}
-	p, v, err = store.CreatePromptTemplate(ctx, h.Table, p, v)
+	p, v, err := store.CreatePromptTemplate(ctx, h.Table, p, v)
 	switch {
 	case errors.Is(err, store.ErrNameTaken):
-		return validate.Single(validate.ValueError([]any{"body", "name"}, name, fmt.Sprintf("a prompt template named '%s' already exists", name)))
+		return templateResponse{}, errNameTaken(t.name)
 	case errors.Is(err, store.ErrNotFound):
-		return httpapi.NotFound("Project")
+		return templateResponse{}, httpapi.NotFound("Project")
 	case err != nil:
-		return err
+		return templateResponse{}, err
 	}
-	users := map[string]store.User{c.UserID: {ID: c.UserID, Email: c.Email, FirstName: c.FirstName, LastName: c.LastName}}
-	httpapi.WriteJSON(w, http.StatusOK, templateOut(p, []store.PromptTemplateVersion{v}, users))
-	return nil
+	return templateOut(p, []store.PromptTemplateVersion{v}, callerAsUser(c)), nil
+}
+
+func errNameTaken(name string) error {
+	return validate.Single(validate.ValueError([]any{"body", "name"}, name, fmt.Sprintf("a prompt template named '%s' already exists", name)))
+}
+
+// callerAsUser is the caller as the creator of what it just wrote.
+func callerAsUser(c auth.Caller) map[string]store.User {
+	return map[string]store.User{c.UserID: {ID: c.UserID, Email: c.Email, FirstName: c.FirstName, LastName: c.LastName}}
 }
 
 // getTemplate is GET /v2/projects/{project_id}/templates/{template_id}.
@@ -271,17 +210,31 @@ func (h *handlers) listTemplates(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	// The versions of every template at once: a second wave whatever their number.
+	out, err := h.templatesOut(ctx, c, ps)
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// templatesOut answers templates with their versions: the versions of every template at
+// once, a second wave whatever their number.
+func (h *handlers) templatesOut(ctx context.Context, c auth.Caller, ps []store.PromptTemplate) ([]templateResponse, error) {
 	all := make([][]store.PromptTemplateVersion, len(ps))
 	reads := make([]func(context.Context) error, len(ps))
 	for i, p := range ps {
 		reads[i] = func(ctx context.Context) (err error) {
+			// A template stored before the global routes becomes findable by them.
+			if _, err := store.IndexPromptTemplate(ctx, h.Table, p); err != nil {
+				return err
+			}
 			all[i], err = store.PromptTemplateVersions(ctx, h.Table, p.ID)
 			return err
 		}
 	}
 	if err := base.Concurrently(ctx, reads...); err != nil {
-		return err
+		return nil, err
 	}
 	var ids []string
 	for i, p := range ps {
@@ -289,14 +242,13 @@ func (h *handlers) listTemplates(w http.ResponseWriter, r *http.Request) error {
 	}
 	users, err := h.creators(ctx, c.OrgID, ids...)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	out := make([]templateResponse, len(ps))
 	for i, p := range ps {
 		out[i] = templateOut(p, all[i], users)
 	}
-	httpapi.WriteJSON(w, http.StatusOK, out)
-	return nil
+	return out, nil
 }
 
 // addTemplateVersion is POST /v2/projects/{project_id}/templates/{template_id}/versions:
@@ -325,6 +277,16 @@ func (h *handlers) addTemplateVersion(w http.ResponseWriter, r *http.Request) er
 	if err := auth.RequireWrite(ctx); err != nil {
 		return err
 	}
+	out, err := h.addVersion(ctx, c, p, vs, in)
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// addVersion stores in as the next version of p (whose versions are vs), selected.
+func (h *handlers) addVersion(ctx context.Context, c auth.Caller, p store.PromptTemplate, vs []store.PromptTemplateVersion, in templateVersionIn) (templateVersionResponse, error) {
 	v := store.PromptTemplateVersion{ID: uuid.NewString(), Template: in.template, Raw: in.raw, Settings: in.settings,
 		OutputType: in.outputType, CreatedBy: c.UserID, CreatedAt: h.Stamp()}
 	for attempt := 0; ; attempt++ {
@@ -334,19 +296,17 @@ func (h *handlers) addTemplateVersion(w http.ResponseWriter, r *http.Request) er
 			break
 		}
 		if !errors.Is(err, store.ErrVersionRace) || attempt >= maxVersionRetries {
-			return err
+			return templateVersionResponse{}, err
 		}
 		if p, err = store.GetPromptTemplate(ctx, h.Table, c.OrgID, p.ProjectID, p.ID); err != nil {
-			return err
+			return templateVersionResponse{}, err
 		}
 	}
 	var prev *store.PromptTemplateVersion
 	if n := len(vs); n > 0 {
 		prev = &vs[n-1]
 	}
-	users := map[string]store.User{c.UserID: {ID: c.UserID, Email: c.Email, FirstName: c.FirstName, LastName: c.LastName}}
-	httpapi.WriteJSON(w, http.StatusOK, versionOut(v, prev, users))
-	return nil
+	return versionOut(v, prev, callerAsUser(c)), nil
 }
 
 // getTemplateVersion is GET /v2/projects/{project_id}/templates/{template_id}/versions/{version}.
@@ -356,10 +316,20 @@ func (h *handlers) getTemplateVersion(w http.ResponseWriter, r *http.Request) er
 		return err
 	}
 	c, n := call.Caller, call.In.version
-	p, vs, err := h.template(r.Context(), c, call.In)
+	_, vs, err := h.template(r.Context(), c, call.In)
 	if err != nil {
 		return err
 	}
+	out, err := h.versionN(r.Context(), c, vs, n)
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// versionN answers version n of the versions vs; 404 when there is none.
+func (h *handlers) versionN(ctx context.Context, c auth.Caller, vs []store.PromptTemplateVersion, n int64) (templateVersionResponse, error) {
 	for i, v := range vs {
 		if v.Version != n {
 			continue
@@ -368,15 +338,13 @@ func (h *handlers) getTemplateVersion(w http.ResponseWriter, r *http.Request) er
 		if i > 0 {
 			prev = &vs[i-1]
 		}
-		users, err := h.creators(r.Context(), c.OrgID, v.CreatedBy)
+		users, err := h.creators(ctx, c.OrgID, v.CreatedBy)
 		if err != nil {
-			return err
+			return templateVersionResponse{}, err
 		}
-		_ = p
-		httpapi.WriteJSON(w, http.StatusOK, versionOut(v, prev, users))
-		return nil
+		return versionOut(v, prev, users), nil
 	}
-	return httpapi.NotFound("Prompt template version")
+	return templateVersionResponse{}, httpapi.NotFound("Prompt template version")
 }
 
 // selectTemplateVersion is PUT /v2/projects/{project_id}/templates/{template_id}/versions/{version}:
@@ -395,20 +363,29 @@ func (h *handlers) selectTemplateVersion(w http.ResponseWriter, r *http.Request)
 	if err := auth.RequireWrite(ctx); err != nil {
 		return err
 	}
+	out, err := h.selectVersion(ctx, c, p, vs, n)
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// selectVersion makes version n of p the selected one and answers p.
+func (h *handlers) selectVersion(ctx context.Context, c auth.Caller, p store.PromptTemplate, vs []store.PromptTemplateVersion, n int64) (templateResponse, error) {
 	now := h.Stamp()
 	switch err := store.SelectPromptVersion(ctx, h.Table, p, n, now); {
 	case errors.Is(err, store.ErrVersionGone):
-		return httpapi.NotFound("Prompt template version")
+		return templateResponse{}, httpapi.NotFound("Prompt template version")
 	case errors.Is(err, store.ErrNotFound):
-		return httpapi.NotFound("Prompt template")
+		return templateResponse{}, httpapi.NotFound("Prompt template")
 	case err != nil:
-		return err
+		return templateResponse{}, err
 	}
 	p.SelectedVersion, p.UpdatedAt = n, now
 	users, err := h.creators(ctx, c.OrgID, versionCreators(p, vs)...)
 	if err != nil {
-		return err
+		return templateResponse{}, err
 	}
-	httpapi.WriteJSON(w, http.StatusOK, templateOut(p, vs, users))
-	return nil
+	return templateOut(p, vs, users), nil
 }

@@ -10,10 +10,19 @@ import (
 
 // Prompt templates of a project and their versions.
 //
-//	record      PK                 SK                          notes
-//	template    PROJECT#<pid>      TEMPLATE#<id>               version_count, selected_version; org_id scopes reads
-//	name claim  PROJECT#<pid>      NAME#TEMPLATE#<sha256>      a name is unique in the project
-//	version     PTEMPLATE#<id>     VERSION#<n, 6 digits>       the template text or messages, settings
+//	record        PK                    SK                        notes
+//	template      PROJECT#<pid>         TEMPLATE#<id>             version_count, selected_version; org_id scopes reads
+//	org template  ORGPTEMPLATES#<org>   TEMPLATE#<id>             a template of no project (the global routes)
+//	name claim    <the template's PK>   NAME#TEMPLATE#<sha256>    a name is unique in the project (or among the org's)
+//	home          PTEMPLATE#<id>        HOME                      project_id, org_id: finds a template by its id alone
+//	version       PTEMPLATE#<id>        VERSION#<n, 6 digits>     the template text or messages, settings
+//	collaborator  PTEMPLATE#<id>        USER#<uid> | GROUP#<gid>  role (prompt_templates_share.go)
+//
+// Every template record also carries GSI1 (ORGPTEMPLATES#<org>, TEMPLATE#<id>): the
+// organization's templates, of every project and of none, in one query (POST /templates/query).
+// Templates stored before the global routes have no home record and no GSI1 attributes:
+// the project routes give them both when they read them (IndexPromptTemplate); until then the
+// global routes do not find them.
 //
 // Versions are numbered 0, 1, 2… per template (the original's version indexes start at 0),
 // with no gap or repeat: a new version's number comes from version_count on the template,
@@ -23,6 +32,7 @@ import (
 const (
 	EntityPromptTemplate        = "prompt_template"
 	EntityPromptTemplateVersion = "prompt_template_version"
+	EntityPromptTemplateHome    = "prompt_template_home"
 )
 
 // PromptTemplate is a template as stored.
@@ -37,6 +47,9 @@ type PromptTemplate struct {
 	CreatedBy       string    `json:"created_by"`
 	CreatedAt       time.Time `json:"created_at"`
 	UpdatedAt       time.Time `json:"updated_at"`
+	// Indexed: the template has its home record and its GSI1 attributes (every template
+	// created since the global routes; IndexPromptTemplate gives them to an older one).
+	Indexed bool `json:"indexed,omitempty"`
 }
 
 // PromptTemplateVersion is one version: Template is a string or a list of messages
@@ -56,18 +69,29 @@ type PromptTemplateVersion struct {
 // ErrVersionGone is a selected version the template does not have.
 var ErrVersionGone = errors.New("store: no such template version")
 
-func promptTemplateKey(projectID, id string) Key {
+// promptTemplateKey is the key of a template of the project, or of the organization when
+// projectID is "".
+func promptTemplateKey(orgID, projectID, id string) Key {
+	if projectID == "" {
+		return Key{PK: orgTemplatesPK(orgID), SK: "TEMPLATE#" + id}
+	}
 	return Key{PK: "PROJECT#" + projectID, SK: "TEMPLATE#" + id}
 }
+
+func orgTemplatesPK(orgID string) string { return "ORGPTEMPLATES#" + orgID }
+
+// promptTemplateHomeKey is the record that names a template's project (or none).
+func promptTemplateHomeKey(id string) Key { return Key{PK: "PTEMPLATE#" + id, SK: "HOME"} }
 
 func promptVersionKey(templateID string, v int64) Key {
 	return Key{PK: "PTEMPLATE#" + templateID, SK: "VERSION#" + Pad(v, 6)}
 }
 
 // CreatePromptTemplate stores a template with its version 0, selected, in one transaction
-// with its name claim and a check that the project exists. ErrNameTaken, ErrNotFound.
+// with its name claim, its home record and a check that the project exists (p.ProjectID ""
+// is a template of the organization, no project). ErrNameTaken, ErrNotFound.
 func CreatePromptTemplate(ctx context.Context, t Table, p PromptTemplate, v PromptTemplateVersion) (PromptTemplate, PromptTemplateVersion, error) {
-	p.VersionCount, p.SelectedVersion = 1, 0
+	p.VersionCount, p.SelectedVersion, p.Indexed = 1, 0, true
 	v.TemplateID, v.Version = p.ID, 0
 	it, err := Marshal(p)
 	if err != nil {
@@ -77,20 +101,26 @@ func CreatePromptTemplate(ctx context.Context, t Table, p PromptTemplate, v Prom
 	if err != nil {
 		return p, v, err
 	}
-	k, vk := promptTemplateKey(p.ProjectID, p.ID), promptVersionKey(p.ID, 0)
-	it = it.With(AttrPK, k.PK, AttrSK, k.SK, AttrEntity, EntityPromptTemplate)
+	k, vk, hk := promptTemplateKey(p.OrgID, p.ProjectID, p.ID), promptVersionKey(p.ID, 0), promptTemplateHomeKey(p.ID)
+	it = it.With(AttrPK, k.PK, AttrSK, k.SK, AttrEntity, EntityPromptTemplate, AttrGSI1PK, orgTemplatesPK(p.OrgID), AttrGSI1SK, k.SK)
 	vit = vit.With(AttrPK, vk.PK, AttrSK, vk.SK, AttrEntity, EntityPromptTemplateVersion, AttrGSI1PK, promptVersionIndex(v.ID), AttrGSI1SK, EntityPromptTemplateVersion)
-	err = create(ctx, t, it, nameClaim(k.PK, "TEMPLATE", p.Name, k), CheckOp(projectKey(p.ProjectID), Exists()), PutOp(vit, NotExists()))
+	home := Item{AttrPK: hk.PK, AttrSK: hk.SK, AttrEntity: EntityPromptTemplateHome, "project_id": p.ProjectID, "org_id": p.OrgID}
+	extra := []Op{CheckOp(projectKey(p.ProjectID), Exists()), PutOp(vit, NotExists()), PutOp(home, NotExists())}
+	if p.ProjectID == "" {
+		extra = extra[1:] // no project to check
+	}
+	err = create(ctx, t, it, nameClaim(k.PK, "TEMPLATE", p.Name, k), extra...)
 	if err != nil {
 		return p, v, fmt.Errorf("create prompt template %q: %w", p.Name, err)
 	}
 	return p, v, nil
 }
 
-// GetPromptTemplate reads a template of the project and organization; ErrNotFound otherwise.
+// GetPromptTemplate reads a template of the project (of no project when projectID is "")
+// and organization; ErrNotFound otherwise.
 func GetPromptTemplate(ctx context.Context, t Table, orgID, projectID, id string) (PromptTemplate, error) {
 	var p PromptTemplate
-	if err := getOwned(ctx, t, promptTemplateKey(projectID, id), orgID, &p, func() string { return p.OrgID }); err != nil {
+	if err := getOwned(ctx, t, promptTemplateKey(orgID, projectID, id), orgID, &p, func() string { return p.OrgID }); err != nil {
 		return PromptTemplate{}, fmt.Errorf("get prompt template %s: %w", id, err)
 	}
 	return p, nil
@@ -158,7 +188,7 @@ func PutNextPromptVersion(ctx context.Context, t Table, p PromptTemplate, v Prom
 	}
 	vk := promptVersionKey(p.ID, v.Version)
 	err = t.Transact(ctx, []Op{
-		UpdateOp(Update{Key: promptTemplateKey(p.ProjectID, p.ID),
+		UpdateOp(Update{Key: promptTemplateKey(p.OrgID, p.ProjectID, p.ID),
 			Set:   map[string]any{"version_count": v.Version + 1, "selected_version": v.Version, "updated_at": now.UTC().Format(time.RFC3339Nano)},
 			Conds: []Cond{Equals("version_count", p.VersionCount)}}),
 		PutOp(vit.With(AttrPK, vk.PK, AttrSK, vk.SK, AttrEntity, EntityPromptTemplateVersion,
@@ -177,7 +207,7 @@ func PutNextPromptVersion(ctx context.Context, t Table, p PromptTemplate, v Prom
 // the template has no such version, ErrNotFound when the template is gone.
 func SelectPromptVersion(ctx context.Context, t Table, p PromptTemplate, n int64, now time.Time) error {
 	err := t.Transact(ctx, []Op{
-		UpdateOp(Update{Key: promptTemplateKey(p.ProjectID, p.ID), Conds: []Cond{Exists()},
+		UpdateOp(Update{Key: promptTemplateKey(p.OrgID, p.ProjectID, p.ID), Conds: []Cond{Exists()},
 			Set: map[string]any{"selected_version": n, "updated_at": now.UTC().Format(time.RFC3339Nano)}}),
 		CheckOp(promptVersionKey(p.ID, n), Exists()),
 	})
