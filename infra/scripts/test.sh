@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Every test tier, as `make test` and CI run it, in this order ("‖": beside the steps that
 # follow it, in the background):
-#   venv.sh ‖ dynamodb-local.sh  Python tools (moto, SAM CLI, cfn-lint, schemathesis) into
-#                                .cache/venv; DynamoDB Local from Maven Central (both wait on
-#                                the network while the next two steps compute)
+#   venv.sh ‖ dynamodb-local.sh ‖ client venv
+#                                Python tools (moto, SAM CLI, cfn-lint, schemathesis) into
+#                                .cache/venv; DynamoDB Local from Maven Central; the original's
+#                                client into .cache/client-venv (all wait on the network while
+#                                the next two steps compute)
 #   make lint                    gofmt, go vet, staticcheck
 #   go test build                the test binaries, compiled in parallel
 #   emulators.sh start           DynamoDB Local and moto on free 127.0.0.1 ports (stopped on any exit)
@@ -12,6 +14,7 @@
 #                                go test's own lines, the packages and ten tests that took longest
 #   contractcover                every served operation's success held to the client contract
 #   schemathesis.sh ‖            OpenAPI-driven fuzzing of the local host, canary sweep of its log
+#   client-tier.sh ‖             the original's Python client (galileo 2.7.0) driven as a user would
 #   bench, fuzz                  every event once through BenchmarkEvents; each go fuzz target
 #   template-check.sh            cfn-lint, sam validate, sam build, bootstrap sizes, stack size
 # Prints one timing line per step, with how busy the machine's cores were over it, and stops
@@ -113,6 +116,9 @@ finish() {
 # build compute; the emulators need both, the go test step the emulators.
 spawn venv bash "$scripts/venv.sh"
 spawn dynamodb-local bash "$scripts/dynamodb-local.sh"
+# The client tier's venv (the original's Python client, pinned apart from the tools).
+spawn client-venv env VENV="$root/.cache/client-venv" REQUIREMENTS="$root/infra/clienttier/requirements.txt" \
+	bash "$scripts/venv.sh"
 step lint make --no-print-directory lint || finish
 # Packages run $parallel at a time, each test binary against a moto server of its own
 # (moto-slot.sh: moto restores every table from a snapshot when a transaction is cancelled,
@@ -127,6 +133,7 @@ build_tests() {
 step "go test build" build_tests "$@" || finish
 join venv || finish
 join dynamodb-local || finish
+join client-venv || finish
 
 # TEST_PARALLEL=N runs N packages at a time, each with a moto of its own (moto-slot.sh).
 # Two by default, one per core (docs/PERFORMANCE.md, "Suite time (issue 31)");
@@ -173,6 +180,9 @@ unset CLIENT_CONTRACT_RECORD_DIR
 # runs beside the ones that compute (bench, fuzz, the template checks' builds).
 # OpenAPI-driven fuzzing of the local host, then a canary sweep of its log.
 spawn schemathesis bash "$scripts/schemathesis.sh"
+# The original's Python client driven against a local host of its own (docs/CLIENT-COMPATIBILITY.md,
+# "The client tier"): one Python process, beside the rest too.
+spawn client-tier bash "$scripts/client-tier.sh"
 # Every event once through BenchmarkEvents (first-run status checked), so `make bench` cannot rot.
 step bench go test -count=1 -run '^$' -bench BenchmarkEvents -benchtime 1x ./infra/invoke/ || finish
 # Each go fuzz target briefly past its seed corpus (which go test ran above): FUZZTIME each,
@@ -190,4 +200,5 @@ fuzz_targets() {
 step fuzz fuzz_targets || finish
 step template-check bash "$scripts/template-check.sh" || finish
 join schemathesis || finish
+join client-tier || finish
 finish
