@@ -151,7 +151,7 @@ func TestPresetAndCodeVersions(t *testing.T) {
 func TestListScorers(t *testing.T) {
 	h := newHarness(t, nil)
 	u := &h.org.User
-	for _, b := range []string{`{"name":"Beta","scorer_type":"llm","tags":["rag","prod"]}`, `{"name":"alpha","scorer_type":"code"}`,
+	for _, b := range []string{`{"name":"Beta","scorer_type":"llm","tags":["rag","prod"]}`, `{"name":"alpha","label":"First Letter","scorer_type":"code"}`,
 		`{"name":"gamma","scorer_type":"luna","tags":["prod"]}`} {
 		h.scorer(u, b)
 	}
@@ -160,6 +160,11 @@ func TestListScorers(t *testing.T) {
 		{"all by name", "", `{}`, "Beta,alpha,gamma"},
 		{"no body", "", ``, "Beta,alpha,gamma"},
 		{"name, case-insensitive by default", "", `{"filters":[{"name":"name","operator":"eq","value":"beta"}]}`, "Beta"},
+		// The original's client looks metrics up by label, so: the label set, else the name.
+		{"label as the client filters it", "", `{"filters":[{"name":"label","operator":"eq","value":"first letter","case_sensitive":false}]}`, "alpha"},
+		{"label defaults to the name", "", `{"filters":[{"name":"label","operator":"eq","value":"BETA","case_sensitive":false}]}`, "Beta"},
+		{"label case-sensitive by default", "", `{"filters":[{"name":"label","operator":"eq","value":"beta"}]}`, ""},
+		{"label one_of", "", `{"filters":[{"name":"label","operator":"one_of","value":["gamma","First Letter"]}]}`, "alpha,gamma"},
 		{"type", "", `{"filters":[{"name":"scorer_type","operator":"one_of","value":["llm","code"]}]}`, "Beta,alpha"},
 		{"tags", "", `{"filters":[{"name":"tags","operator":"one_of","value":["prod"]}]}`, "Beta,gamma"},
 		{"no small models", "", `{"filters":[{"name":"exclude_slm_scorers"}]}`, "Beta,alpha"},
