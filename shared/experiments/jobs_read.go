@@ -98,7 +98,7 @@ func evalJobDB(j store.EvalJob) jobDB {
 	msg := fmt.Sprintf("%d traces scanned, %d judgments sent, %d done", j.Scanned, j.Sent, j.Done)
 	return jobDB{ID: j.ID, CreatedAt: j.CreatedAt, UpdatedAt: j.CreatedAt, CompletedAt: completed, ProcessingStarted: &started,
 		JobName: jobLogStreamEval, ProjectID: j.ProjectID, RunID: j.RunID, Status: status,
-		RequestData: map[string]any{"start_time": j.Start, "end_time": j.End, "scorer_ids": nonNil(j.ScorerIDs)},
+		RequestData:     map[string]any{"start_time": j.Start, "end_time": j.End, "scorer_ids": nonNil(j.ScorerIDs)},
 		ProgressMessage: &msg, StepsCompleted: j.Done, StepsTotal: j.Sent, ProgressPercent: pct}
 }
 
