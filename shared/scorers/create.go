@@ -31,7 +31,8 @@ func readScorerCreate(in *base.Input) store.Scorer {
 		return s
 	}
 	s.Name, _ = o.Get("name").Required().String(validate.MinLen(1), validate.MaxLen(maxShortText))
-	if l, ok := o.Get("label").Nullable().String(validate.MinLen(1), validate.MaxLen(maxShortText)); ok {
+	// An empty label is no label (the name stands for it), as the original's default "" is.
+	if l, ok := o.Get("label").Nullable().String(validate.MaxLen(maxShortText)); ok {
 		s.Label = l
 	}
 	s.ScorerType, _ = o.Get("scorer_type").Required().Enum(store.ScorerTypes...)
