@@ -82,6 +82,27 @@ var matrix = map[string]entry{
 	"PUT /v2/integrations/custom": {note: noRecord, write: func(a *tenant) req {
 		return req{"/v2/integrations/custom", `{"endpoint":"https://models.example.com/v1","authentication_type":"none","models":["m"]}`}
 	}},
+	"GET /v2/integrations":                   {note: "lists the caller's own integrations: names no record, writes nothing"},
+	"GET /v2/datasets/{dataset_id}/projects": {cross: x(func(a, b *tenant) req { return req{"/v2/datasets/" + b.DatasetID + "/projects", ""} })},
+	"POST /v2/jobs": {
+		cross: x(
+			func(a, b *tenant) req { return req{"/v2/jobs", playgroundJob(b.ProjectID, b.RunExperimentID)} },
+			func(a, b *tenant) req { return req{"/v2/jobs", playgroundJob(a.ProjectID, b.RunExperimentID)} },
+		),
+		write: func(a *tenant) req { return req{"/v2/jobs", playgroundJob(a.ProjectID, a.RunExperimentID)} },
+	},
+	"GET /v2/jobs/{job_id}": {cross: x(func(a, b *tenant) req { return req{"/v2/jobs/" + b.JobID, ""} })},
+	"GET /v2/projects/{project_id}/runs/{run_id}/jobs": {cross: x(
+		func(a, b *tenant) req {
+			return req{"/v2/projects/" + b.ProjectID + "/runs/" + b.RunExperimentID + "/jobs", ""}
+		},
+		func(a, b *tenant) req {
+			return req{"/v2/projects/" + a.ProjectID + "/runs/" + b.RunExperimentID + "/jobs", ""}
+		},
+		func(a, b *tenant) req {
+			return req{"/v2/projects/" + a.ProjectID + "/runs/" + b.LogStreamID + "/jobs", ""}
+		},
+	)},
 	"GET /v2/integrations/{integration_id}": {cross: x(func(a, b *tenant) req { return req{"/v2/integrations/" + b.IntegrationID, ""} })},
 	"POST /v2/integrations/{integration_id}/users": {
 		cross: x(
@@ -356,6 +377,9 @@ var matrix = map[string]entry{
 	"POST /v2/projects/{project_id}/sessions/search":            recordQuery("sessions/search", ""),
 	"POST /v2/otel/traces":                                      otelEntry("/v2/otel/traces"),
 	"POST /v1/traces":                                           otelEntry("/v1/traces"),
+	"POST /v2/projects/{project_id}/traces/partial_search":      recordQuery("traces/partial_search", `,"select_columns":{"column_ids":["input"]}`),
+	"POST /v2/projects/{project_id}/spans/partial_search":       recordQuery("spans/partial_search", `,"select_columns":{"column_ids":["input"]}`),
+	"POST /v2/projects/{project_id}/sessions/partial_search":    recordQuery("sessions/partial_search", `,"select_columns":{"include_all_metrics":true}`),
 	"POST /v2/projects/{project_id}/traces/count":               recordQuery("traces/count", ""),
 	"POST /v2/projects/{project_id}/spans/count":                recordQuery("spans/count", ""),
 	"POST /v2/projects/{project_id}/sessions/count":             recordQuery("sessions/count", ""),
@@ -629,6 +653,11 @@ const (
 )
 
 var codeVersion = multipartBody(map[string]string{"validation_result": "ok"}, "file", "scorer.py", "def scorer_fn(**kw):\n    return 1\n")
+
+// playgroundJob is the original client's POST /jobs body that runs an experiment.
+func playgroundJob(projectID, runID string) string {
+	return fmt.Sprintf(`{"project_id":%q,"run_id":%q,"job_name":"playground_run"}`, projectID, runID)
+}
 
 func member(userID string) string    { return fmt.Sprintf(`[{"user_id":%q}]`, userID) }
 func shareUser(userID string) string { return fmt.Sprintf(`[{"user_id":%q,"role":"viewer"}]`, userID) }

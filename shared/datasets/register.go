@@ -42,6 +42,7 @@ func Register(rt *httpapi.Router, d Deps) {
 	rt.Handle("POST /v2/datasets/query", h.queryDatasets, d.Authenticate)
 	rt.Handle("DELETE /v2/datasets/bulk_delete", h.bulkDelete, d.Authenticate)
 	rt.Handle("GET /v2/datasets/{dataset_id}", h.getDataset, d.Authenticate)
+	rt.Handle("GET /v2/datasets/{dataset_id}/projects", h.listProjects, d.Authenticate)
 	rt.Handle("PATCH /v2/datasets/{dataset_id}", h.patchDataset, d.Authenticate)
 	rt.Handle("DELETE /v2/datasets/{dataset_id}", h.deleteDataset, d.Authenticate)
 	rt.Handle("GET /v2/datasets/{dataset_id}/content", h.content, d.Authenticate)

@@ -155,7 +155,8 @@ func TestRunThroughTheRoutes(t *testing.T) {
 		t.Fatalf("a variable that is no column: %d %s", code, body)
 	}
 	a := h.must(u, "POST", experimentsPath(pid), `{"name":"A",`+dsRef+`,"prompt_model":"m1","trigger":true,"scorers":`+scorers+`,"prompt_template_version_id":"`+v0["id"].(string)+`"}`)
-	b := h.must(u, "POST", experimentsPath(pid), `{"name":"B",`+dsRef+`,"prompt_model":"m2","trigger":true,"scorers":`+scorers+`,"prompt_template":"Say {{input}}","token_budget":100000}`)
+	// B names its model as the original's clients do, in prompt_settings.model_alias.
+	b := h.must(u, "POST", experimentsPath(pid), `{"name":"B",`+dsRef+`,"prompt_settings":{"model_alias":"m2"},"trigger":true,"scorers":`+scorers+`,"prompt_template":"Say {{input}}","token_budget":100000}`)
 	if a["job_id"] == nil || b["job_id"] == nil || a["prompt"].(map[string]any)["version_index"] != 0.0 {
 		t.Fatalf("triggered experiments: %v\n%v", a, b)
 	}

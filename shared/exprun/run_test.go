@@ -400,3 +400,29 @@ func TestRunOnEveryBackend(t *testing.T) {
 		f.checkAggregates(t, stored)
 	})
 }
+
+// TestPlanModel: the original's clients name the model in prompt_settings.model_alias; a
+// prompt_model sent wins over it.
+func TestPlanModel(t *testing.T) {
+	f := newFixture(t, nil, 3)
+	alias, named := "alias-model", "named-model"
+	for _, c := range []struct {
+		name     string
+		model    *string
+		settings map[string]any
+		want     string
+	}{
+		{"prompt_model", &named, nil, named},
+		{"model_alias when no prompt_model", nil, map[string]any{"model_alias": alias, "temperature": 0.5}, alias},
+		{"prompt_model wins", &named, map[string]any{"model_alias": alias}, named},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := f.exp
+			e.PromptModel, e.PromptRunSettings = c.model, c.settings
+			plan, _, err := exprun.Plan(t.Context(), f.tbl, e, f.msgs)
+			if err != nil || plan.Model != c.want {
+				t.Errorf("model %q, %v; want %q", plan.Model, err, c.want)
+			}
+		})
+	}
+}

@@ -114,8 +114,9 @@ func Plan(ctx context.Context, t store.Table, e store.Experiment, msgs []store.P
 	if n == 0 {
 		return plan, 0, &Problem{Loc: []any{"body", "dataset"}, Msg: "the dataset version has no rows"}
 	}
-	if e.PromptModel == nil || *e.PromptModel == "" {
-		return plan, n, &Problem{Loc: []any{"body", "prompt_model"}, Msg: "the experiment names no prompt_model", NoModel: true}
+	model := PromptModel(e)
+	if model == "" {
+		return plan, n, &Problem{Loc: []any{"body", "prompt_model"}, Msg: "the experiment names no prompt_model (nor prompt_settings.model_alias)", NoModel: true}
 	}
 	var estimate int64
 	for r, err := range store.ContentRows(ctx, t, st, 0, n) {
@@ -124,7 +125,7 @@ func Plan(ctx context.Context, t store.Table, e store.Experiment, msgs []store.P
 		}
 		estimate += EstimateTokens(Render(msgs, rowMap(cols, r)), e.PromptRunSettings)
 	}
-	plan = store.JobPlan{DatasetID: d.ID, DatasetVersion: st.Version, Messages: msgs, Model: *e.PromptModel,
+	plan = store.JobPlan{DatasetID: d.ID, DatasetVersion: st.Version, Messages: msgs, Model: model,
 		Settings: e.PromptRunSettings, TokenEstimate: estimate}
 	for _, sc := range e.Scorers {
 		plan.ScorerIDs = append(plan.ScorerIDs, sc.ID)
@@ -135,6 +136,16 @@ func Plan(ctx context.Context, t store.Table, e store.Experiment, msgs []store.P
 		plan.ScorerNames = append(plan.ScorerNames, name)
 	}
 	return plan, n, nil
+}
+
+// PromptModel is the model an experiment's rows are run with: prompt_model, else the run
+// settings' model_alias (where the original's clients name it), else "".
+func PromptModel(e store.Experiment) string {
+	if e.PromptModel != nil && *e.PromptModel != "" {
+		return *e.PromptModel
+	}
+	alias, _ := e.PromptRunSettings["model_alias"].(string)
+	return alias
 }
 
 // versionState is the content of version v of d; 0 is the current version.

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalobs/evalapi/shared/auth/authtest"
 	"github.com/evalobs/evalapi/shared/secrets/localfile"
 	"github.com/evalobs/evalapi/shared/store"
 )
@@ -115,6 +116,13 @@ func TestCanary(t *testing.T) {
 	}
 	if code, _ := h.do(&h.org.ReadOnly, "PUT", "/v2/integrations/model-vendor", fmt.Sprintf(`{"token":%q}`, token)); code != 403 {
 		t.Fatal("read-only wrote")
+	}
+
+	// The list answers every integration with its credentials stored: none of them.
+	for _, who := range []*authtest.User{&h.org.User, &h.org.Manager} {
+		if code, resp := h.do(who, "GET", "/v2/integrations", ""); code != 200 {
+			t.Fatalf("list: %d %s", code, resp)
+		}
 	}
 
 	var haystack strings.Builder

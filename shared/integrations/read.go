@@ -1,10 +1,12 @@
 package integrations
 
 import (
+	"fmt"
 	"net/http"
 
 	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
+	"github.com/evalobs/evalapi/shared/store"
 )
 
 // get is GET /v2/integrations/{integration_id} (beyond the specification): the integration
@@ -21,5 +23,26 @@ func (h *handlers) get(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	httpapi.WriteJSON(w, http.StatusOK, integrationOut(in, accessOf(c, in, true)))
+	return nil
+}
+
+// list is GET /v2/integrations (the original client's GET /integrations): the caller's own
+// integrations, one per provider, in provider order, as get answers each one — never a
+// credential or a setting beyond model_prices. Integrations shared with the caller are not
+// listed (the table has no index of a user's shares); GET /v2/integrations/{id} reads them.
+func (h *handlers) list(w http.ResponseWriter, r *http.Request) error {
+	c, err := base.Caller(r)
+	if err != nil {
+		return err
+	}
+	own, err := store.UserIntegrations(r.Context(), h.Table, c.OrgID, c.UserID)
+	if err != nil {
+		return fmt.Errorf("list integrations: %w", err)
+	}
+	out := make([]integration, len(own))
+	for i, in := range own {
+		out[i] = integrationOut(in, accessOwner)
+	}
+	httpapi.WriteJSON(w, http.StatusOK, out)
 	return nil
 }

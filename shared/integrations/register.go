@@ -48,6 +48,7 @@ func Register(rt *httpapi.Router, d Deps) {
 	rt.Handle("PUT /v2/integrations/cloud-host", h.putCloudHost, d.Authenticate)
 	rt.Handle("PUT /v2/integrations/model-vendor", h.putModelVendor, d.Authenticate)
 	rt.Handle("PUT /v2/integrations/custom", h.putCustom, d.Authenticate)
+	rt.Handle("GET /v2/integrations", h.list, d.Authenticate)
 	rt.Handle("GET /v2/integrations/{integration_id}", h.get, d.Authenticate)
 	rt.Handle("POST /v2/integrations/{integration_id}/users", h.share, d.Authenticate)
 }

@@ -1,6 +1,7 @@
 package integrations
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -280,5 +281,37 @@ func TestPutCloudHostDeployments(t *testing.T) {
 	code, body := h.do(&h.org.Admin, "PUT", "/v2/integrations/cloud-host", `{"token":"t","endpoint":"https://example.com","available_deployments":[],"deployments":{"m":1}}`)
 	if code != 422 || !strings.Contains(body, `"loc":["body","deployments","m"]`) {
 		t.Errorf("a deployment id that is no string: %d %s", code, body)
+	}
+}
+
+// GET /integrations (the original client's list): the caller's own integrations in
+// provider order, as GET /integrations/{id} answers each, and nobody else's.
+func TestListIntegrations(t *testing.T) {
+	h := newHarness(t, options{})
+	if code, resp := h.do(&h.org.User, "GET", "/v2/integrations", ""); code != 200 || resp != "[]" {
+		t.Fatalf("no integration yet: %d %s", code, resp)
+	}
+	vendor := h.put(&h.org.User, "model-vendor", `{"token":"tok-1"}`)
+	cloud := h.put(&h.org.User, "cloud-host", `{"token":"t","endpoint":"https://example.com","available_deployments":[]}`)
+	h.put(&h.org.Manager, "model-vendor", `{"token":"tok-m"}`)
+	h.put(&h.other.User, "model-vendor", `{"token":"tok-o"}`)
+	for _, path := range []string{"/v2/integrations", "/integrations"} {
+		code, resp := h.do(&h.org.User, "GET", path, "")
+		var got []integration
+		if code != 200 || json.Unmarshal([]byte(resp), &got) != nil {
+			t.Fatalf("%s: %d %s", path, code, resp)
+		}
+		if len(got) != 2 || got[0].ID != cloud.ID || got[1].ID != vendor.ID || got[0].CreatedBy != h.org.User.UserID {
+			t.Errorf("%s: %s, want the user's cloud-host then model-vendor", path, resp)
+		}
+		if strings.Contains(resp, "tok-") || strings.Contains(resp, "secret_ref") || strings.Contains(resp, "settings") {
+			t.Errorf("%s answers a credential: %s", path, resp)
+		}
+	}
+	if code, _ := h.do(nil, "GET", "/v2/integrations", ""); code != 401 {
+		t.Errorf("without credentials: %d, want 401", code)
+	}
+	if code, resp := h.do(&h.org.ReadOnly, "GET", "/v2/integrations", ""); code != 200 || resp != "[]" {
+		t.Errorf("a read-only user with none: %d %s", code, resp)
 	}
 }

@@ -1,9 +1,12 @@
 package scorers
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -28,6 +31,10 @@ func readScorerCreate(in *base.Input) store.Scorer {
 		return s
 	}
 	s.Name, _ = o.Get("name").Required().String(validate.MinLen(1), validate.MaxLen(maxShortText))
+	// An empty label is no label (the name stands for it), as the original's default "" is.
+	if l, ok := o.Get("label").Nullable().String(validate.MaxLen(maxShortText)); ok {
+		s.Label = l
+	}
 	s.ScorerType, _ = o.Get("scorer_type").Required().Enum(store.ScorerTypes...)
 	s.Description, _ = o.Get("description").String()
 	s.Tags = []string{}
@@ -80,14 +87,36 @@ func (h *handlers) createScorer(w http.ResponseWriter, r *http.Request) error {
 	}
 	c, s, now := call.Caller, call.In, h.Stamp()
 	s.ID, s.OrgID, s.CreatedBy, s.CreatedAt, s.UpdatedAt = uuid.NewString(), c.OrgID, c.UserID, now, now
-	err = store.CreateScorer(r.Context(), h.Table, s)
-	if errors.Is(err, store.ErrNameTaken) {
+	s.Label = store.ScorerLabel(s)
+	// The label claim makes new labels unique; scorers stored before labels claimed none,
+	// so their labels (their names) are compared here.
+	taken, err := h.labelTaken(r.Context(), c.OrgID, s)
+	if err == nil && !taken {
+		err = store.CreateScorer(r.Context(), h.Table, s)
+	}
+	switch {
+	case errors.Is(err, store.ErrNameTaken):
 		return validate.Single(validate.ValueError([]any{"body", "name"}, s.Name,
 			fmt.Sprintf("a scorer named '%s' already exists", s.Name)))
-	}
-	if err != nil {
-		return err
+	case taken || errors.Is(err, store.ErrLabelTaken):
+		return validate.Single(validate.ValueError([]any{"body", "label"}, s.Label,
+			fmt.Sprintf("a scorer labelled '%s' already exists (labels are compared ignoring case)", s.Label)))
+	case err != nil:
+		return fmt.Errorf("create scorer: %w", err)
 	}
 	httpapi.WriteJSON(w, http.StatusOK, scorerOut(s))
 	return nil
+}
+
+// labelTaken tells whether another scorer of the organization has the label of s, ignoring
+// case; the name taken is store.ErrNameTaken, answered as such.
+func (h *handlers) labelTaken(ctx context.Context, orgID string, s store.Scorer) (bool, error) {
+	all, err := store.ListScorers(ctx, h.Table, orgID)
+	if err != nil {
+		return false, fmt.Errorf("read the scorers' labels: %w", err)
+	}
+	if slices.ContainsFunc(all, func(o store.Scorer) bool { return o.Name == s.Name }) {
+		return false, store.ErrNameTaken
+	}
+	return slices.ContainsFunc(all, func(o store.Scorer) bool { return strings.EqualFold(store.ScorerLabel(o), s.Label) }), nil
 }

@@ -38,7 +38,7 @@ var (
 
 // listScorers is POST /v2/scorers/list: the organization's scorers that pass the filters,
 // sorted (by name unless told), a page at a time. Every scorer is global to its
-// organization and has no label or multimodal capabilities; the sorts by use in a run or
+// organization and has no multimodal capabilities; its label is its name unless set; the sorts by use in a run or
 // playground are accepted and order by name. The original's actions parameter is accepted:
 // every member may read every scorer.
 func (h *handlers) listScorers(w http.ResponseWriter, r *http.Request) error {
@@ -89,7 +89,7 @@ func scorerRecord(s store.Scorer) collection.Record {
 		case "updated_at":
 			return s.UpdatedAt
 		case "label":
-			return ""
+			return store.ScorerLabel(s)
 		case "scoreable_node_types":
 			return s.ScoreableNodeTypes
 		case "multimodal_capabilities":

@@ -11,7 +11,7 @@ import (
 // with decision_scorer, luna3_scorer and runtime).
 
 // scorerResponse is ScorerResponse. The fields the service does not keep answer their
-// original defaults (label "", no color pickers); every scorer is global to its
+// original defaults (no color pickers); the label is the name unless set; every scorer is global to its
 // organization.
 type scorerResponse struct {
 	ID                      string               `json:"id"`
@@ -46,7 +46,7 @@ var modelTypes = map[string]string{"llm": "llm", "code": "code", "luna": "slm", 
 func scorerOut(s store.Scorer) scorerResponse {
 	out := scorerResponse{ID: s.ID, Permissions: []any{}, Name: s.Name, ScorerType: s.ScorerType,
 		Description: s.Description, Tags: s.Tags, Defaults: s.Defaults, OutputType: s.OutputType,
-		InputType: s.InputType, ScoreableNodeTypes: s.ScoreableNodeTypes, IncludedFields: []string{},
+		InputType: s.InputType, ScoreableNodeTypes: s.ScoreableNodeTypes, Label: store.ScorerLabel(s), IncludedFields: []string{},
 		IsGlobal: true, ScopeProjects: []any{}, VersionCount: s.VersionCount, CreatedBy: s.CreatedBy,
 		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
 	if out.Tags == nil {

@@ -25,12 +25,7 @@ func chainPollTemplate(question, outputType string, options store.AnswerOptions,
 	b.WriteString("Question: " + question + "\n\n")
 	b.WriteString(answerInstruction(outputType, options.Names()) + "\n\n")
 	b.WriteString("Input:\n{input}\n\nOutput:\n{output}\n\n")
-	b.WriteString(`Reply with a JSON object with the keys "` + explanationField + `" and "` + valueField + `". `)
-	if cot {
-		b.WriteString(`Think step by step in "` + explanationField + `" before you give your answer in "` + valueField + `".`)
-	} else {
-		b.WriteString(`Keep "` + explanationField + `" to one or two sentences and give your answer in "` + valueField + `".`)
-	}
+	b.WriteString(replyInstruction(cot))
 	description := question
 	prompt := systemPrompt
 	return &store.ChainPollTemplate{
@@ -42,6 +37,51 @@ func chainPollTemplate(question, outputType string, options store.AnswerOptions,
 		MetricFewShotExamples: []store.FewShotExample{},
 		ResponseSchema:        responseSchema(outputType, options.Names()),
 	}
+}
+
+// userPromptTemplate builds the judges' template of an llm version created from a user
+// prompt alone (the original client's create_custom_llm_metric sends nothing else): the
+// prompt is the instructions, then what an answer may be for the output type, then the
+// interaction unless the prompt places it itself ({input}, {output} and their aliases, as
+// the judge fills them), then the JSON to reply with. docs/EVALUATION.md shows it.
+func userPromptTemplate(userPrompt, outputType string, cot bool) *store.ChainPollTemplate {
+	var b strings.Builder
+	b.WriteString("Evaluate the interaction below by these instructions.\n\n")
+	b.WriteString("Instructions:\n" + userPrompt + "\n\n")
+	b.WriteString(answerInstruction(outputType, nil) + "\n\n")
+	if !placesInteraction(userPrompt) {
+		b.WriteString("Input:\n{input}\n\nOutput:\n{output}\n\n")
+	}
+	b.WriteString(replyInstruction(cot))
+	description := userPrompt
+	prompt := systemPrompt
+	return &store.ChainPollTemplate{
+		Template:              b.String(),
+		MetricSystemPrompt:    &prompt,
+		MetricDescription:     &description,
+		ValueFieldName:        valueField,
+		ExplanationFieldName:  explanationField,
+		MetricFewShotExamples: []store.FewShotExample{},
+		ResponseSchema:        responseSchema(outputType, nil),
+	}
+}
+
+// placesInteraction tells whether a prompt names where the input or the output goes.
+func placesInteraction(prompt string) bool {
+	for _, p := range []string{"{input}", "{query}", "{prompt}", "{output}", "{response}", "{answer}"} {
+		if strings.Contains(prompt, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func replyInstruction(cot bool) string {
+	s := `Reply with a JSON object with the keys "` + explanationField + `" and "` + valueField + `". `
+	if cot {
+		return s + `Think step by step in "` + explanationField + `" before you give your answer in "` + valueField + `".`
+	}
+	return s + `Keep "` + explanationField + `" to one or two sentences and give your answer in "` + valueField + `".`
 }
 
 func answerInstruction(outputType string, labels []string) string {

@@ -161,7 +161,9 @@ func readTemplate(o validate.Obj) *store.ChainPollTemplate {
 }
 
 // createLLMVersion is POST /v2/scorers/{scorer_id}/version/llm. The judges' template is the
-// one sent, else one written from the instructions sent, else the latest version's.
+// one sent, else one written from the instructions sent, else one written from the user
+// prompt sent (for the scorer's output type, boolean when it has none), else the latest
+// version's.
 func (h *handlers) createLLMVersion(w http.ResponseWriter, r *http.Request) error {
 	call, err := base.Open(r, base.Opening{Body: true}, base.ByID("scorer_id", 4, readLLMRequest))
 	if err != nil {
@@ -179,6 +181,12 @@ func (h *handlers) createLLMVersion(w http.ResponseWriter, r *http.Request) erro
 		switch {
 		case tpl == nil && req.instructions != nil:
 			tpl = chainPollTemplate(*req.instructions, deref(s.OutputType), store.AnswerOptions{}, v.CotEnabled != nil && *v.CotEnabled)
+		case tpl == nil && req.userPrompt != nil:
+			if v.OutputType == nil {
+				boolean := "boolean"
+				v.OutputType = &boolean
+			}
+			tpl = userPromptTemplate(*req.userPrompt, *v.OutputType, v.CotEnabled != nil && *v.CotEnabled)
 		case tpl == nil && prev != nil:
 			tpl = &prev.ChainPollTemplate
 		case tpl == nil:

@@ -151,7 +151,7 @@ func TestPresetAndCodeVersions(t *testing.T) {
 func TestListScorers(t *testing.T) {
 	h := newHarness(t, nil)
 	u := &h.org.User
-	for _, b := range []string{`{"name":"Beta","scorer_type":"llm","tags":["rag","prod"]}`, `{"name":"alpha","scorer_type":"code"}`,
+	for _, b := range []string{`{"name":"Beta","scorer_type":"llm","tags":["rag","prod"]}`, `{"name":"alpha","label":"First Letter","scorer_type":"code"}`,
 		`{"name":"gamma","scorer_type":"luna","tags":["prod"]}`} {
 		h.scorer(u, b)
 	}
@@ -160,6 +160,11 @@ func TestListScorers(t *testing.T) {
 		{"all by name", "", `{}`, "Beta,alpha,gamma"},
 		{"no body", "", ``, "Beta,alpha,gamma"},
 		{"name, case-insensitive by default", "", `{"filters":[{"name":"name","operator":"eq","value":"beta"}]}`, "Beta"},
+		// The original's client looks metrics up by label, so: the label set, else the name.
+		{"label as the client filters it", "", `{"filters":[{"name":"label","operator":"eq","value":"first letter","case_sensitive":false}]}`, "alpha"},
+		{"label defaults to the name", "", `{"filters":[{"name":"label","operator":"eq","value":"BETA","case_sensitive":false}]}`, "Beta"},
+		{"label case-sensitive by default", "", `{"filters":[{"name":"label","operator":"eq","value":"beta"}]}`, ""},
+		{"label one_of", "", `{"filters":[{"name":"label","operator":"one_of","value":["gamma","First Letter"]}]}`, "alpha,gamma"},
 		{"type", "", `{"filters":[{"name":"scorer_type","operator":"one_of","value":["llm","code"]}]}`, "Beta,alpha"},
 		{"tags", "", `{"filters":[{"name":"tags","operator":"one_of","value":["prod"]}]}`, "Beta,gamma"},
 		{"no small models", "", `{"filters":[{"name":"exclude_slm_scorers"}]}`, "Beta,alpha"},
@@ -188,5 +193,72 @@ func TestListScorers(t *testing.T) {
 	code, body := h.do(u, "POST", "/v2/scorers/list", `{"sort":{"name":"enabled_in_run"}}`)
 	if code != 422 || !strings.Contains(body, fmt.Sprintf(`"loc":["body","sort",%q,"value"]`, "enabled_in_run")) {
 		t.Errorf("a custom_uuid sort without its value: %d %s", code, body)
+	}
+}
+
+// The original client's create_custom_llm_metric sends the user prompt alone: the version
+// takes the scorer's output type, else boolean, and a template written from the prompt.
+func TestLLMVersionFromUserPrompt(t *testing.T) {
+	h := newHarness(t, nil)
+	u := &h.org.User
+	for _, tc := range []struct {
+		name, scorer, body, output string
+		contains, lacks            []string
+	}{
+		{"no output type: boolean", `{"name":"helpful","scorer_type":"llm"}`,
+			`{"user_prompt":"Is the response helpful?","model_name":"judge","cot_enabled":true}`, "boolean",
+			[]string{"Instructions:\nIs the response helpful?", "Answer true or false.", "Input:\n{input}", "Output:\n{output}", "step by step"}, nil},
+		{"the scorer's output type", `{"name":"count","scorer_type":"llm","output_type":"count"}`,
+			`{"user_prompt":"How many facts does {response} state?"}`, "count",
+			[]string{"How many facts does {response} state?", "Answer with a whole number."}, []string{"Input:\n{input}"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id := h.scorer(u, tc.scorer)
+			code, body := h.do(u, "POST", "/scorers/"+id+"/version/llm", tc.body)
+			var v struct {
+				OutputType      string `json:"output_type"`
+				GeneratedScorer struct {
+					UserPrompt        string `json:"user_prompt"`
+					ChainPollTemplate struct {
+						Template       string         `json:"template"`
+						ResponseSchema map[string]any `json:"response_schema"`
+					} `json:"chain_poll_template"`
+				} `json:"generated_scorer"`
+			}
+			if code != 200 || json.Unmarshal([]byte(body), &v) != nil {
+				t.Fatalf("%d %s", code, body)
+			}
+			tpl := v.GeneratedScorer.ChainPollTemplate.Template
+			if v.OutputType != tc.output || v.GeneratedScorer.UserPrompt == "" || v.GeneratedScorer.ChainPollTemplate.ResponseSchema == nil {
+				t.Errorf("output type %q, user prompt %q, schema %v", v.OutputType, v.GeneratedScorer.UserPrompt, v.GeneratedScorer.ChainPollTemplate.ResponseSchema)
+			}
+			for _, want := range tc.contains {
+				if !strings.Contains(tpl, want) {
+					t.Errorf("template lacks %q:\n%s", want, tpl)
+				}
+			}
+			for _, not := range tc.lacks {
+				if strings.Contains(tpl, not) {
+					t.Errorf("template has %q:\n%s", not, tpl)
+				}
+			}
+		})
+	}
+	id := h.scorer(u, `{"name":"empty prompt","scorer_type":"llm"}`)
+	for _, tc := range []struct {
+		who    *authtest.User
+		path   string
+		body   string
+		status int
+	}{
+		{nil, "/scorers/" + id + "/version/llm", `{"user_prompt":"x"}`, 401},
+		{&h.org.ReadOnly, "/scorers/" + id + "/version/llm", `{"user_prompt":"x"}`, 403},
+		{&h.other.User, "/scorers/" + id + "/version/llm", `{"user_prompt":"x"}`, 404},
+		{u, "/scorers/" + id + "/version/llm", `{"user_prompt":""}`, 422},
+		{u, "/scorers/" + id + "/version/llm", `{"user_prompt":null}`, 422}, // nothing to write a template from
+	} {
+		if code, body := h.do(tc.who, "POST", tc.path, tc.body); code != tc.status {
+			t.Errorf("%s: %d %s, want %d", tc.body, code, body, tc.status)
+		}
 	}
 }

@@ -139,3 +139,23 @@ func EvalJobDoneOps(runID, jobID, recordID, scorerID string) []Op {
 		UpdateOp(Update{Key: EvalJobKey(runID, jobID), Add: map[string]int64{"done": 1}, Conds: []Cond{Exists()}}),
 	}
 }
+
+// RunEvalJobs reads every evaluate job of a run, in id order (a run has few: one per
+// distinct request); other organizations' are left out.
+func RunEvalJobs(ctx context.Context, t Table, orgID, runID string) ([]EvalJob, error) {
+	items, err := QueryAll(ctx, t, Query{PK: "RUN#" + runID, SKOp: SKPrefix, From: "EVALJOB#", Consistent: true})
+	if err != nil {
+		return nil, fmt.Errorf("evaluate jobs of run %s: %w", runID, err)
+	}
+	var out []EvalJob
+	for _, it := range items {
+		j, err := DecodeEvalJob(it)
+		if err != nil {
+			return nil, err
+		}
+		if j.OrgID == orgID {
+			out = append(out, j)
+		}
+	}
+	return out, nil
+}

@@ -183,3 +183,26 @@ func DerivedID(parts ...string) string {
 	h[8] = h[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
 }
+
+// SetExperimentRun replaces what e runs — its dataset, prompt, run settings and scorers —
+// with e's, on condition that the experiment exists (ErrConditionFailed when it is gone):
+// the original's clients name them when they start a job (POST /jobs), not at creation.
+func SetExperimentRun(ctx context.Context, t Table, e Experiment) error {
+	if e.Scorers == nil {
+		e.Scorers = []ScorerConfig{}
+	}
+	it, err := Marshal(e)
+	if err != nil {
+		return err
+	}
+	set := map[string]any{}
+	for _, k := range []string{"dataset", "prompt", "prompt_run_settings", "prompt_template_version_id", "prompt_messages", "scorers", "updated_at"} {
+		if v, ok := it[k]; ok {
+			set[k] = v
+		}
+	}
+	if _, err := t.Update(ctx, Update{Key: ExperimentKey(e.ProjectID, e.ID), Set: set, Conds: []Cond{Exists()}}); err != nil {
+		return fmt.Errorf("set the run of experiment %s: %w", e.ID, err)
+	}
+	return nil
+}

@@ -16,6 +16,7 @@ import (
 //	scorer          SCORER#<id>         META                       version_count and a copy of that version
 //	scorer version  SCORER#<id>         VERSION#<n, 10 digits>     one per version, never rewritten
 //	scorer name     ORG#<org id>        NAME#SCORER#<sha256 name>  claims a name within the organization
+//	scorer label    ORG#<org id>        NAME#SCORER_LABEL#<sha256>  claims a label, lower-cased, within the organization
 //
 // A new version is one transaction: META's version_count goes from n to n+1 on condition that
 // it still is n, and VERSION#n+1 is put on condition that it does not exist. Of two writers
@@ -44,6 +45,9 @@ var (
 // ErrNameTaken is returned when a record's name is already used where it must be unique.
 var ErrNameTaken = errors.New("store: name already taken")
 
+// ErrLabelTaken is returned when another scorer of the organization has the label, ignoring case.
+var ErrLabelTaken = errors.New("store: scorer label already taken")
+
 // ErrVersionRace is returned when another writer took the version number first; the caller
 // re-reads the scorer and tries again.
 var ErrVersionRace = fmt.Errorf("%w: scorer version taken by a concurrent writer", ErrConditionFailed)
@@ -53,6 +57,7 @@ type Scorer struct {
 	ID                 string         `json:"id"`
 	OrgID              string         `json:"org_id"`
 	Name               string         `json:"name"`
+	Label              string         `json:"label"` // "" on scorers stored before labels: the name is theirs
 	Description        string         `json:"description"`
 	ScorerType         string         `json:"scorer_type"`
 	Tags               []string       `json:"tags"`
@@ -168,17 +173,41 @@ func scorerVersionKey(scorerID string, n int64) Key {
 	return Key{PK: "SCORER#" + scorerID, SK: "VERSION#" + Pad(n, 10)}
 }
 
-// CreateScorer stores a new scorer (version_count 0) and claims its name in the organization;
-// ErrNameTaken when another scorer of the organization has it.
+// ScorerLabel is the label of s: its own, else its name (the original's clients look
+// scorers up by it).
+func ScorerLabel(s Scorer) string {
+	if s.Label != "" {
+		return s.Label
+	}
+	return s.Name
+}
+
+// CreateScorer stores a new scorer (version_count 0) and claims its name and its label,
+// lower-cased, in the organization, in one transaction; ErrNameTaken when another scorer of
+// the organization has the name, ErrLabelTaken when one has the label ignoring case.
 func CreateScorer(ctx context.Context, t Table, s Scorer) error {
 	s.VersionCount, s.LatestVersion = 0, nil
+	s.Label = ScorerLabel(s)
 	it, err := Marshal(s)
 	if err != nil {
 		return err
 	}
 	k := scorerKey(s.ID)
 	it = it.With(AttrPK, k.PK, AttrSK, k.SK, AttrEntity, EntityScorer)
-	if err := create(ctx, t, it, nameClaim("ORG#"+s.OrgID, "SCORER", s.Name, k)); err != nil {
+	scope := "ORG#" + s.OrgID
+	err = t.Transact(ctx, []Op{PutOp(it, NotExists()),
+		PutOp(nameClaim(scope, "SCORER", s.Name, k), NotExists()),
+		PutOp(nameClaim(scope, "SCORER_LABEL", strings.ToLower(s.Label), k), NotExists())})
+	var tx *TxCanceledError
+	if errors.As(err, &tx) {
+		switch tx.Failed() {
+		case 1:
+			err = ErrNameTaken
+		case 2:
+			err = ErrLabelTaken
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("create scorer %q: %w", s.Name, err)
 	}
 	return nil

@@ -12,13 +12,20 @@ import (
 func TestScorerVersions(t *testing.T) {
 	eachTable(t, func(t *testing.T, tbl store.Table) {
 		ctx := t.Context()
-		s := store.Scorer{ID: "sc-" + t.Name(), OrgID: "org-a", Name: "polite", ScorerType: "llm", Tags: []string{},
+		s := store.Scorer{ID: "sc-" + t.Name(), OrgID: "org-a", Name: "polite", Label: "Polite Words", ScorerType: "llm", Tags: []string{},
 			OutputType: ptr("discrete"), CreatedAt: now, UpdatedAt: now}
 		if err := store.CreateScorer(ctx, tbl, s); err != nil {
 			t.Fatal(err)
 		}
 		if err := store.CreateScorer(ctx, tbl, store.Scorer{ID: "other-" + t.Name(), OrgID: "org-a", Name: "polite"}); !errors.Is(err, store.ErrNameTaken) {
 			t.Errorf("duplicate scorer name: %v", err)
+		}
+		// Labels are claimed lower-cased: another case of the label is taken too.
+		if err := store.CreateScorer(ctx, tbl, store.Scorer{ID: "label-" + t.Name(), OrgID: "org-a", Name: "kind", Label: "POLITE words"}); !errors.Is(err, store.ErrLabelTaken) {
+			t.Errorf("duplicate scorer label: %v", err)
+		}
+		if err := store.CreateScorer(ctx, tbl, store.Scorer{ID: "label-b-" + t.Name(), OrgID: "org-b", Name: "kind", Label: "POLITE words"}); err != nil {
+			t.Errorf("the label in another organization: %v", err)
 		}
 		if _, err := store.GetScorer(ctx, tbl, "org-b", s.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("another organization's scorer: %v", err)

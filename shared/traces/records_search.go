@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/columns"
 	"github.com/evalobs/evalapi/shared/httpapi"
@@ -140,8 +141,16 @@ func (h *handlers) searchRecords(w http.ResponseWriter, r *http.Request, entity 
 	if err != nil {
 		return err
 	}
-	c, projectID, q := call.Caller, call.In.ID, call.In.Req
-	ctx := r.Context()
+	out, err := h.searchPage(r.Context(), call.Caller, call.In.ID, call.In.Req, entity)
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// searchPage is the page of records of entity that query q of project projectID selects.
+func (h *handlers) searchPage(ctx context.Context, c auth.Caller, projectID string, q recordQuery, entity string) (recordsPage, error) {
 	// The row a keyset continuation starts after is looked up (in the caller's organization)
 	// while the query is authorized, so that a page at any depth costs two sequential round
 	// trips; it is used only once the run is known and it is checked to be the run's.
@@ -159,27 +168,22 @@ func (h *handlers) searchRecords(w http.ResponseWriter, r *http.Request, entity 
 		got := <-position
 		if err == nil {
 			if after, err = recordOfRun(qd.run, entity, got.it, got.err); err != nil {
-				return err
+				return recordsPage{}, err
 			}
 		}
 	}
 	if err != nil {
-		return err
+		return recordsPage{}, err
 	}
 	e := newEngine(h.Table, h.Payloads, h.RecordScanBound, entity, qd.run.ID, qd.q)
 	p, err := e.search(ctx, qd.cat, after)
 	if errors.Is(err, errRecordBound) {
-		return errRecordsTooWide(qd.q.raw, h.RecordScanBound)
+		return recordsPage{}, errRecordsTooWide(qd.q.raw, h.RecordScanBound)
 	}
 	if err != nil {
-		return err
+		return recordsPage{}, err
 	}
-	out, err := h.pageOut(ctx, qd.q, p)
-	if err != nil {
-		return err
-	}
-	httpapi.WriteJSON(w, http.StatusOK, out)
-	return nil
+	return h.pageOut(ctx, qd.q, p)
 }
 
 type positionGot struct {

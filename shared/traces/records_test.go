@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/evalobs/evalapi/infra/testenv"
+	"github.com/evalobs/evalapi/shared/auth/authtest"
 	"github.com/evalobs/evalapi/shared/purge"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/stream"
@@ -207,5 +208,70 @@ func TestDeleteNeedsAFilter(t *testing.T) {
 	resp := h.call("POST", projectPath+"/traces/delete", `{"log_stream_id":"`+ExampleLogStreamID+`"}`, 422, nil)
 	if !strings.Contains(resp, "filters or filter_tree") {
 		t.Errorf("422 without saying what to send: %s", resp)
+	}
+}
+
+// TestPartialSearch: the original's clients page through a run with partial_search; each
+// record carries its identity and the columns selected, nothing else.
+func TestPartialSearch(t *testing.T) {
+	h := newHarness(t, 0)
+	t1 := uuidN(7, 1)
+	h.call("POST", projectPath+"/traces", `{"log_stream_id":"`+ExampleLogStreamID+`","traces":[
+		{"id":"`+t1+`","name":"one","created_at":"2026-01-01T10:00:00Z","input":"in","output":"out","tags":["x"],
+		 "metrics":{"duration_ns":5},"spans":[{"id":"`+uuidN(7, 2)+`","type":"llm","name":"call","input":"a","output":"b"}]}]}`, 200, nil)
+	byID := `"filters":[{"type":"id","column_id":"trace_id","value":"` + t1 + `"}]`
+	for _, tc := range []struct {
+		name, kind, body string
+		want, absent     []string
+	}{
+		{"traces: fields selected", "traces", `{"log_stream_id":"` + ExampleLogStreamID + `",` + byID + `,"select_columns":{"column_ids":["input","tags","nope"]}}`,
+			[]string{"type", "id", "created_at", "input", "tags"}, []string{"output", "name", "metrics", "nope"}},
+		{"traces: a usage metric", "traces", `{"log_stream_id":"` + ExampleLogStreamID + `",` + byID + `,"select_columns":{"column_ids":["duration_ns"]}}`,
+			[]string{"id", "metrics"}, []string{"input", "output"}},
+		{"spans: all metrics", "spans", `{"log_stream_id":"` + ExampleLogStreamID + `",` + byID + `,"select_columns":{"include_all_metrics":true}}`,
+			[]string{"type", "id", "trace_id", "metrics"}, []string{"input", "output", "name"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var p pageAnswer
+			h.call("POST", projectPath+"/"+tc.kind+"/partial_search", tc.body, 200, &p)
+			if len(p.Records) != 1 {
+				t.Fatalf("%d records, want 1", len(p.Records))
+			}
+			for _, k := range tc.want {
+				if _, ok := p.Records[0][k]; !ok {
+					t.Errorf("%s missing from %v", k, p.Records[0])
+				}
+			}
+			for _, k := range tc.absent {
+				if _, ok := p.Records[0][k]; ok {
+					t.Errorf("%s answered in %v", k, p.Records[0])
+				}
+			}
+		})
+	}
+	if m, _ := func() (map[string]any, bool) {
+		var p pageAnswer
+		h.call("POST", projectPath+"/traces/partial_search", `{"log_stream_id":"`+ExampleLogStreamID+`",`+byID+`,"select_columns":{"column_ids":["duration_ns"]}}`, 200, &p)
+		m, ok := p.Records[0]["metrics"].(map[string]any)
+		return m, ok
+	}(); len(m) != 1 || m["duration_ns"] != float64(5) {
+		t.Errorf("metrics of a selected usage value: %v", m)
+	}
+	body := `{"log_stream_id":"` + ExampleLogStreamID + `","select_columns":{}}`
+	for _, tc := range []struct {
+		who    *authtest.User
+		path   string
+		body   string
+		status int
+	}{
+		{nil, projectPath + "/traces/partial_search", body, 401},
+		{&h.other.Admin, projectPath + "/sessions/partial_search", body, 404},
+		{&h.org.Admin, "/v2/projects/" + uuidN(9, 9) + "/traces/partial_search", body, 404},
+		{&h.org.Admin, projectPath + "/traces/partial_search", `{"log_stream_id":"` + ExampleLogStreamID + `"}`, 422},
+		{&h.org.Admin, projectPath + "/spans/partial_search", `{"log_stream_id":"` + ExampleLogStreamID + `","select_columns":{"column_ids":[""]}}`, 422},
+	} {
+		if code, resp := h.do(tc.who, "POST", tc.path, tc.body); code != tc.status {
+			t.Errorf("%s %s: %d %s, want %d", tc.path, tc.body, code, resp, tc.status)
+		}
 	}
 }

@@ -43,7 +43,7 @@ func All() []app.Group {
 			"/projects/{project_id}/export_records"}},
 		{Name: "otel", Register: Otel, Roots: []string{"/otel", "/v1/traces"}},
 		{Name: "experiments", Register: Experiments, Roots: []string{"/projects/{project_id}/experiments",
-			"/projects/{project_id}/templates", "/templates", "/render_template"}},
+			"/projects/{project_id}/templates", "/templates", "/render_template", "/jobs", "/projects/{project_id}/runs/{run_id}/jobs"}},
 		{Name: "signals", Register: Signals, Roots: []string{"/projects/{project_id}/runs"}},
 		{Name: "docs", Register: Docs, Roots: []string{"/docs", "/openapi.json"}},
 	}

@@ -2,6 +2,7 @@ package workers
 
 import (
 	"context"
+	"errors"
 
 	"github.com/evalobs/evalapi/shared/app"
 	"github.com/evalobs/evalapi/shared/exprun"
@@ -36,6 +37,11 @@ func (m rowModel) Complete(ctx context.Context, c exprun.Completion) (exprun.Ans
 		req.MaxTokens = int(n)
 	}
 	resp, err := m.e.Complete(ctx, c.OrgID, c.UserID, c.ModelName, req)
+	if perr := (*provider.Error)(nil); errors.As(err, &perr) {
+		// The row's trace records the provider's HTTP status (docs/EXPERIMENTS.md): the
+		// runner reads it from a ModelError, which keeps the class and the message.
+		return exprun.Answer{}, &exprun.ModelError{Type: string(perr.Class), Message: perr.Message(), Status: perr.Status}
+	}
 	if err != nil {
 		return exprun.Answer{}, err
 	}

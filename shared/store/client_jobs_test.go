@@ -1,0 +1,71 @@
+package store_test
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/evalobs/evalapi/shared/store"
+)
+
+// TestSetExperimentRunAndRunJobs: what POST /jobs writes to an experiment, the projects that
+// use a dataset, and a run's evaluate jobs, on each adapter.
+func TestSetExperimentRunAndRunJobs(t *testing.T) {
+	eachTable(t, func(t *testing.T, tbl store.Table) {
+		ctx := t.Context()
+		now := time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)
+		org := "org-run-" + t.Name()
+		p := store.Project{ID: "p-run-" + t.Name(), OrgID: org, Name: "runs", CreatedAt: now, UpdatedAt: now}
+		unused := store.Project{ID: "p-unused-" + t.Name(), OrgID: org, Name: "unused", CreatedAt: now, UpdatedAt: now}
+		for _, pr := range []store.Project{p, unused} {
+			if err := store.CreateProject(ctx, tbl, pr); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e := store.Experiment{ID: "e-run", ProjectID: p.ID, OrgID: org, Name: "client", TaskType: 16, CreatedAt: now, UpdatedAt: now}
+		if err := store.CreateExperiment(ctx, tbl, e); err != nil {
+			t.Fatal(err)
+		}
+		version, name := "v-1", "quality"
+		e.Dataset = &store.ExperimentDataset{DatasetID: "d-run", VersionIndex: 0, Name: "qa"}
+		e.PromptTemplateVersionID, e.PromptMessages = &version, []store.PromptMessage{{Role: "user", Content: "Q: {{input}}"}}
+		e.PromptRunSettings = map[string]any{"model_alias": "m1"}
+		e.Scorers, e.UpdatedAt = []store.ScorerConfig{{ID: "s-1", Name: &name}}, now.Add(time.Minute)
+		if err := store.SetExperimentRun(ctx, tbl, e); err != nil {
+			t.Fatal(err)
+		}
+		got, err := store.GetExperiment(ctx, tbl, org, p.ID, e.ID)
+		if err != nil || !reflect.DeepEqual(got.Dataset, e.Dataset) || *got.PromptTemplateVersionID != version ||
+			!reflect.DeepEqual(got.PromptMessages, e.PromptMessages) || got.PromptRunSettings["model_alias"] != "m1" ||
+			len(got.Scorers) != 1 || got.Scorers[0].ID != "s-1" || !got.UpdatedAt.Equal(e.UpdatedAt) || got.Name != "client" {
+			t.Fatalf("after SetExperimentRun: %+v, %v", got, err)
+		}
+		gone := e
+		gone.ID = "e-gone"
+		if err := store.SetExperimentRun(ctx, tbl, gone); !errors.Is(err, store.ErrConditionFailed) {
+			t.Errorf("an experiment that does not exist: %v", err)
+		}
+		used, err := store.DatasetProjects(ctx, tbl, store.Dataset{ID: "d-run", OrgID: org})
+		if err != nil || len(used) != 1 || used[0].ID != p.ID {
+			t.Errorf("projects of the dataset: %+v, %v", used, err)
+		}
+
+		run := "ls-run-" + t.Name()
+		for i, scorer := range []string{"s-1", "s-2"} {
+			j := store.EvalJob{ID: store.EvalJobID(run, now, now.Add(time.Hour), []string{scorer}), OrgID: org, ProjectID: p.ID, RunID: run,
+				Start: now, End: now.Add(time.Hour), ScorerIDs: []string{scorer}, CreatedAt: now.Add(time.Duration(i) * time.Second),
+				Status: store.EvalJobDispatching}
+			if _, _, err := store.CreateEvalJob(ctx, tbl, j); err != nil {
+				t.Fatal(err)
+			}
+		}
+		jobs, err := store.RunEvalJobs(ctx, tbl, org, run)
+		if err != nil || len(jobs) != 2 {
+			t.Fatalf("evaluate jobs of the run: %+v, %v", jobs, err)
+		}
+		if other, err := store.RunEvalJobs(ctx, tbl, "org-other", run); err != nil || len(other) != 0 {
+			t.Errorf("another organization's view: %+v, %v", other, err)
+		}
+	})
+}
