@@ -173,24 +173,33 @@ type perfSeedState struct {
 // (DynamoDB takes milliseconds).
 func newPerfFixture(tb testing.TB, latency time.Duration) *perfFixture {
 	tb.Helper()
+	f, err := openPerfFixture(latency)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return f
+}
+
+// openPerfFixture is newPerfFixture for goroutines other than the test's.
+func openPerfFixture(latency time.Duration) (*perfFixture, error) {
 	ctx := context.Background()
 	seeded, err := perfSeed()
 	if err != nil {
-		tb.Fatalf("seed the fixture: %v", err)
+		return nil, fmt.Errorf("seed the fixture: %w", err)
 	}
 	db, err := embedded.OpenMemory()
 	if err != nil {
-		tb.Fatal(err)
+		return nil, err
 	}
 	if err := db.BatchWrite(ctx, slices.Collect(maps.Values(seeded.snap.items)), nil); err != nil {
 		db.Close()
-		tb.Fatal(err)
+		return nil, fmt.Errorf("copy the fixture: %w", err)
 	}
 	mem := secrets.NewMemory()
 	for ref, v := range seeded.snap.secrets {
 		if _, err := mem.Put(ctx, ref, v, nil); err != nil {
 			db.Close()
-			tb.Fatal(err)
+			return nil, fmt.Errorf("copy the fixture's secrets: %w", err)
 		}
 	}
 	// The copy is written at full speed; the delay applies from then on.
@@ -199,11 +208,11 @@ func newPerfFixture(tb testing.TB, latency time.Duration) *perfFixture {
 	d, err := app.NewDeps(seeded.snap.cfg, app.JSONLogger(io.Discard, slog.LevelError), count, mem) // auth counted too
 	if err != nil {
 		db.Close()
-		tb.Fatal(err)
+		return nil, err
 	}
 	d.ExperimentQueue = &local.HeldQueue{} // experiments start on the held queue
 	slow.latency.Store(int64(latency))
-	return &perfFixture{d: d, count: count, apiKey: seeded.apiKey, closeFn: db.Close, slow: slow}
+	return &perfFixture{d: d, count: count, apiKey: seeded.apiKey, closeFn: db.Close, slow: slow}, nil
 }
 
 func (f *perfFixture) close() error {
