@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -61,11 +62,44 @@ func TestRoundTripBudgets(t *testing.T) {
 		t.Fatalf("%s: %v", budgetsFile, err)
 	}
 
+	// The events are measured a few at a time: each waits on its stand-in latency, not on
+	// the CPU, and every one has a fixture of its own.
+	evs := perfEvents(t)
+	results := make([]measurement, len(evs))
+	sem := make(chan struct{}, measureParallelism)
+	var wg sync.WaitGroup
+	for i, ev := range evs {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			results[i] = measureRoundTrips(ev)
+		})
+	}
+	wg.Wait()
+	// A call that starts late on a loaded machine can open a wave of its own, which only
+	// ever adds depth: an event over its depth budget is measured again, alone, and keeps
+	// the lower depth. The calls are counted the same either way.
+	for i, ev := range evs {
+		r := results[i]
+		if b, ok := budgets[ev.rel]; ok && r.err == nil && r.problem == "" && r.m.counts.Depth > b.Depth {
+			if again := measureRoundTrips(ev); again.err == nil && again.problem == "" && again.m.counts.Depth < r.m.counts.Depth {
+				results[i] = again
+			}
+		}
+	}
+
 	var measured []roundTrips
 	seen := map[string]bool{}
-	for _, ev := range perfEvents(t) {
+	for i, ev := range evs {
 		seen[ev.rel] = true
-		m, ok := measureRoundTrips(t, ev)
+		r := results[i]
+		if r.err != nil {
+			t.Fatalf("events/%s: %v", ev.name, r.err)
+		}
+		if r.problem != "" {
+			t.Error(r.problem)
+		}
+		m, ok := r.m, r.problem == ""
 		if !ok || seen[ev.rel+"@measured"] {
 			continue // a wrong answer measures the wrong path; a top-level event once is enough
 		}
@@ -100,39 +134,52 @@ func TestRoundTripBudgets(t *testing.T) {
 	}
 }
 
-// measureRoundTrips runs ev once on a fresh fixture behind a slow counting store; ok is false
-// (and the test fails) when it does not answer the expected status.
-func measureRoundTrips(t *testing.T, ev perfEvent) (m roundTrips, ok bool) {
-	t.Helper()
-	f := newPerfFixture(t, storeLatency)
+// measureParallelism is how many events are measured at once.
+const measureParallelism = 8
+
+// measurement is what measureRoundTrips found: the counts, or a problem (a wrong status:
+// the test fails) or an error (the fixture or the invocation broke).
+type measurement struct {
+	m       roundTrips
+	problem string
+	err     error
+}
+
+// measureRoundTrips runs ev once on a fresh fixture behind a slow counting store. It runs
+// on a goroutine of its own, so it reports instead of failing the test.
+func measureRoundTrips(ev perfEvent) (r measurement) {
+	f, err := openPerfFixture(0)
+	if err != nil {
+		return measurement{err: err}
+	}
 	defer func() {
-		if err := f.close(); err != nil {
-			t.Error(err)
+		if err := f.close(); err != nil && r.err == nil {
+			r.err = err
 		}
 	}()
 	ctx := context.Background()
 	raw, apiKey, err := withAPIKey(ev.raw, f.apiKey)
 	if err != nil {
-		t.Fatal(err)
+		return measurement{err: err}
 	}
 	if apiKey {
-		if err := f.warm(ctx); err != nil {
-			t.Fatal(err)
+		if err := f.warm(ctx); err != nil { // not measured: at full speed
+			return measurement{err: err}
 		}
 	}
 	call := newLambdaCall(f.d, ev.fn)
+	f.slow.latency.Store(int64(storeLatency))
 	f.count.Reset()
 	resp, err := call.invoke(ctx, raw)
 	if err != nil {
-		t.Fatalf("events/%s: %v", ev.name, err)
+		return measurement{err: err}
 	}
 	f.d.Auth.Wait() // a write auth makes after answering belongs to this request
 	if resp.StatusCode != ev.want.StatusCode {
-		t.Errorf("events/%s: status %d, want %d (TestEvents says why); round trips not measured: %s",
-			ev.name, resp.StatusCode, ev.want.StatusCode, resp.Body)
-		return m, false
+		return measurement{problem: fmt.Sprintf("events/%s: status %d, want %d (TestEvents says why); round trips not measured: %s",
+			ev.name, resp.StatusCode, ev.want.StatusCode, resp.Body)}
 	}
-	return roundTrips{ev: ev, apiKey: apiKey, counts: f.count.Snapshot()}, true
+	return measurement{m: roundTrips{ev: ev, apiKey: apiKey, counts: f.count.Snapshot()}}
 }
 
 // roundTripTable is the measured table in Markdown, one row per event (a top-level event

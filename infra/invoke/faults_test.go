@@ -153,51 +153,60 @@ func matrix(t *testing.T, base *snapshot, c faultCase) int {
 		t.Fatalf("the healthy request answers %d %s", want.StatusCode, want.Body)
 	}
 
-	runs, partial, known := 0, 0, retryCompletesOf(event)
-	for _, inj := range injections {
-		n := nSecrets
-		if inj.table {
-			n = nTable
-		}
-		for at := 1; at <= n; at++ {
-			if inj.applied && !tableCalls[at-1].Op.Writes() {
-				continue
-			}
-			runs++
-			var tf []storefault.Fault
-			var sf []secretsfault.Fault
-			if inj.table {
-				tf = []storefault.Fault{{At: at, Err: inj.err(), Applied: inj.applied}}
-			} else {
-				sf = []secretsfault.Fault{{At: at, Err: inj.err()}}
-			}
-			w := newWorld(t, from, tf, sf)
-			resp := invokeIn(t, w, c.group, event, FunctionTimeout)
-			got, err := w.snapshot(t.Context())
-			if err != nil {
-				t.Fatal(err)
-			}
-			where := fmt.Sprintf("%s at call %d", inj.name, at)
-			if inj.table {
-				where += " (" + string(tableCalls[at-1].Op) + ")"
-			}
-			for _, p := range checkExtremes(from, got) {
-				t.Errorf("%s: %s", where, p)
-			}
-			for _, p := range judge(inj, want, resp, wantEffect, effect(from, got)) {
-				if known != "" && strings.HasPrefix(p, "half-written") {
-					partial++
-					for _, p := range retried(t, w, c.group, event, from, wantEffect) {
-						t.Errorf("%s: half-written (%s), then %s", where, known, p)
-					}
-					continue
+	known := retryCompletesOf(event)
+	var runs, partial atomic.Int64
+	// One parallel subtest per injection: the runs are independent (each has its own
+	// world), and the longest case (a session's delete, ~100 calls) no longer runs its
+	// ~400 faulted runs on one core while the other idles.
+	t.Run("faults", func(t *testing.T) {
+		for _, inj := range injections {
+			t.Run(inj.name, func(t *testing.T) {
+				t.Parallel()
+				n := nSecrets
+				if inj.table {
+					n = nTable
 				}
-				t.Errorf("%s: %s", where, p)
-			}
+				for at := 1; at <= n; at++ {
+					if inj.applied && !tableCalls[at-1].Op.Writes() {
+						continue
+					}
+					runs.Add(1)
+					var tf []storefault.Fault
+					var sf []secretsfault.Fault
+					if inj.table {
+						tf = []storefault.Fault{{At: at, Err: inj.err(), Applied: inj.applied}}
+					} else {
+						sf = []secretsfault.Fault{{At: at, Err: inj.err()}}
+					}
+					w := newWorld(t, from, tf, sf)
+					resp := invokeIn(t, w, c.group, event, FunctionTimeout)
+					got, err := w.snapshot(t.Context())
+					if err != nil {
+						t.Fatal(err)
+					}
+					where := fmt.Sprintf("%s at call %d", inj.name, at)
+					if inj.table {
+						where += " (" + string(tableCalls[at-1].Op) + ")"
+					}
+					for _, p := range checkExtremes(from, got) {
+						t.Errorf("%s: %s", where, p)
+					}
+					for _, p := range judge(inj, want, resp, wantEffect, effect(from, got)) {
+						if known != "" && strings.HasPrefix(p, "half-written") {
+							partial.Add(1)
+							for _, p := range retried(t, w, c.group, event, from, wantEffect) {
+								t.Errorf("%s: half-written (%s), then %s", where, known, p)
+							}
+							continue
+						}
+						t.Errorf("%s: %s", where, p)
+					}
+				}
+			})
 		}
-	}
+	})
 
-	if known != "" && len(wantEffect) > 0 && partial == 0 {
+	if known != "" && len(wantEffect) > 0 && partial.Load() == 0 {
 		t.Errorf("no half-write any more: remove the operation from retryCompletes (and from docs/RELIABILITY.md)")
 	}
 
@@ -216,7 +225,7 @@ func matrix(t *testing.T, base *snapshot, c faultCase) int {
 	for _, p := range judge(injection{name: "outage", status: unavailable}, want, resp, wantEffect, effect(from, got)) {
 		t.Errorf("outage: %s", p)
 	}
-	return runs + 1
+	return int(runs.Load()) + 1
 }
 
 // retried sends event again on what w holds after a faulted run, with no fault, and says

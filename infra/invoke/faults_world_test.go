@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -233,6 +234,9 @@ func changedAttrs(a, b store.Item) []string {
 		}
 	}
 	for k, v := range b {
+		if av, ok := a[k]; ok && reflect.DeepEqual(av, v) {
+			continue // equal values marshal alike: the JSON below is for numbers of other types
+		}
 		x, _ := json.Marshal(v)
 		y, _ := json.Marshal(a[k])
 		if _, ok := a[k]; !ok || string(x) != string(y) {
