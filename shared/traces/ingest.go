@@ -65,7 +65,10 @@ func (h *handlers) ingest(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	session, described := h.requestSession(run, q.sessionID, q.sessionExternalID)
+	session, described, err := h.requestSession(r.Context(), run, q.sessionID, q.sessionExternalID)
+	if err != nil {
+		return err
+	}
 	if session == nil && slices.ContainsFunc(q.traces, func(tr store.Trace) bool { return tr.SessionID == nil }) {
 		// Traces logged without a session share one of their own, named by the first trace
 		// (a retried request finds the same one): every trace belongs to a session.

@@ -60,7 +60,7 @@ func otelApplyEvals(run store.Run, g *otelTrace, key func(string) string, now ti
 	}
 	at := map[string]uint64{} // span id + key: the time of the value kept
 	for _, ev := range g.evals {
-		id := otlp.SpanUUID(run.ID, ev.TraceID, ev.SpanID)
+		id := g.ids.Span(ev.TraceID, ev.SpanID)
 		k := key(ev.Name)
 		if t, ok := at[id+"\x00"+k]; ok && ev.Time < t {
 			continue
@@ -68,7 +68,7 @@ func otelApplyEvals(run store.Run, g *otelTrace, key func(string) string, now ti
 		at[id+"\x00"+k] = ev.Time
 		i := g.spanIndex(id)
 		if i < 0 {
-			sp := otlp.PendingSpan(run.ID, ev, now)
+			sp := g.ids.PendingSpan(ev, now)
 			sp.ProjectID, sp.OrgID = run.ProjectID, run.OrgID
 			g.spans = append(g.spans, otlp.Mapped{Span: sp})
 			g.seen[id] = true

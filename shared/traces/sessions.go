@@ -71,7 +71,9 @@ func (h *handlers) createSession(w http.ResponseWriter, r *http.Request) error {
 	s := store.LogSession{ID: uuid.NewString(), RunID: run.ID, ProjectID: run.ProjectID, OrgID: run.OrgID,
 		Name: q.name, ExternalID: q.externalID, PreviousSessionID: q.previousID, Metadata: q.metadata, CreatedAt: h.Stamp()}
 	if q.externalID != nil {
-		s.ID = records.ExternalSessionID(run.ID, *q.externalID)
+		if s.ID, err = records.ResolveExternalSessionID(r.Context(), h.Table, run.ID, *q.externalID); err != nil {
+			return err
+		}
 	}
 	created, err := store.PutLogSession(r.Context(), h.Table, s)
 	if err != nil {
@@ -88,14 +90,18 @@ func (h *handlers) createSession(w http.ResponseWriter, r *http.Request) error {
 }
 
 // requestSession is the session an ingestion request names for its traces: session_id, or
-// the session of session_external_id (whose id is a function of it), or none; and how the
-// ingestion creates the latter when the run has none yet.
-func (h *handlers) requestSession(run store.Run, id, externalID *string) (*string, map[string]store.LogSession) {
+// the session of session_external_id (whose id is a function of it, resolved against the
+// run's sessions), or none; and how the ingestion creates the latter when the run has none
+// yet.
+func (h *handlers) requestSession(ctx context.Context, run store.Run, id, externalID *string) (*string, map[string]store.LogSession, error) {
 	if id != nil || externalID == nil {
-		return id, nil
+		return id, nil, nil
 	}
-	s := records.ExternalSession(run, *externalID, h.Stamp())
-	return &s.ID, map[string]store.LogSession{s.ID: s}
+	s, err := records.ExternalSession(ctx, h.Table, run, *externalID, h.Stamp())
+	if err != nil {
+		return nil, nil, err
+	}
+	return &s.ID, map[string]store.LogSession{s.ID: s}, nil
 }
 
 // sessionByID reads a session of the caller's project, or answers 404.
