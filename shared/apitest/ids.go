@@ -20,18 +20,21 @@ import (
 //     session_external_id (a caller's name for a session or record);
 //   - OpenTelemetry ids in hex (otel_trace_id, otel_span_id) and a request's correlation id
 //     (request_id);
+//   - lora_task_id, an integer in the client's scorer schema, not an id of a record, and
+//     tool_call_id, the model provider's id of a tool call;
 //   - the content of user-owned maps and documents, whose keys are the caller's:
 //     user_metadata, metadata, dataset_metadata, input, output, dataset_input,
-//     dataset_output, redacted_input, redacted_output, values, row, tools, settings, params.
+//     dataset_output, redacted_input, redacted_output, values, row, tools, settings, params;
+//   - the column catalog (columns), where a column's id is its name.
 //
 // API-key tokens and secrets are named neither id nor *_id, so they need no exclusion.
 
 // idExempt are the id-named fields whose values are not ids the service issues.
-var idExempt = []string{"external_id", "session_external_id", "otel_trace_id", "otel_span_id", "request_id"}
+var idExempt = []string{"external_id", "session_external_id", "otel_trace_id", "otel_span_id", "request_id", "lora_task_id", "tool_call_id"}
 
 // userContent are the fields whose content is the caller's: not searched for ids.
 var userContent = []string{"user_metadata", "metadata", "dataset_metadata", "input", "output", "dataset_input",
-	"dataset_output", "redacted_input", "redacted_output", "values", "row", "tools", "settings", "params"}
+	"dataset_output", "redacted_input", "redacted_output", "values", "row", "tools", "settings", "params", "columns"}
 
 // IDViolation is one id-named field of a response whose value is not a UUID4.
 type IDViolation struct {

@@ -2,7 +2,9 @@ package apitest
 
 import (
 	"bufio"
+	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -18,6 +20,16 @@ import (
 
 // IDRecordEnv names the directory the test binaries record id violations in.
 const IDRecordEnv = "ID_RECORD_DIR"
+
+type legacyIDsKey struct{}
+
+// WithLegacyIDs marks a request whose answer holds ids stored before ids were UUID4 — a
+// test that such records continue — so that the UUID4 contract does not record it.
+func WithLegacyIDs(r *http.Request) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), legacyIDsKey{}, true))
+}
+
+func legacyIDs(r *http.Request) bool { return r.Context().Value(legacyIDsKey{}) != nil }
 
 type idRecorder struct {
 	mu  sync.Mutex

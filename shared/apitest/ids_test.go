@@ -26,7 +26,8 @@ func TestIDViolations(t *testing.T) {
 		{"a list of ids that is no list", `{"trace_ids":"` + v4 + `"}`, []string{".trace_ids"}},
 		{"upper-case UUID4", `{"id":"` + strings.ToUpper(v4) + `"}`, nil},
 		{"exclusions", `{"external_id":"user-7","session_external_id":"u","request_id":"r-1","otel_trace_id":"0af7651916cd43dd8448eb211c80319c",
-			"user_metadata":{"user_id":"u-7"},"input":{"id":1},"output":[{"tool_call_id":"call_1"}],"api_key":"gk_secret","name_ids":null}`, nil},
+			"user_metadata":{"user_id":"u-7"},"input":{"id":1},"output":[{"tool_call_id":"call_1"}],"api_key":"gk_secret","name_ids":null,
+			"columns":[{"id":"input"}],"lora_task_id":7}`, nil},
 		{"not JSON", `id=` + v5, nil},
 		{"a JSON list", `[{"id":"` + v5 + `"}]`, []string{"[0].id"}},
 	} {

@@ -15,6 +15,7 @@ import (
 // id, find that session and start no second one.
 func TestExternalSessionIDs(t *testing.T) {
 	h := newHarness(t, 0)
+	h.legacyIDs = true // its answers hold the former ids, on purpose
 	ctx := t.Context()
 	run, err := store.GetRun(ctx, h.tbl, h.org.ID, ExampleProjectID, ExampleLogStreamID)
 	if err != nil {
