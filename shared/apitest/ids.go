@@ -25,7 +25,8 @@ import (
 //   - the content of user-owned maps and documents, whose keys are the caller's:
 //     user_metadata, metadata, dataset_metadata, input, output, dataset_input,
 //     dataset_output, redacted_input, redacted_output, values, row, tools, settings, params;
-//   - the column catalog (columns), where a column's id is its name.
+//   - the column catalog (columns), where a column's id is its name;
+//   - the API description (GET /openapi.json), whose fields describe ids (ids_record.go).
 //
 // API-key tokens and secrets are named neither id nor *_id, so they need no exclusion.
 

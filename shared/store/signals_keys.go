@@ -1,29 +1,28 @@
 package store
 
 import (
-	"context"
-	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 )
 
 // Keys of signals runs and findings. Their ids are UUID4 (random), so order rides on the
-// sort key: SRUN#<created_at>#<id> and SFIND#<created_at>#<id>, with a reference item
-// (SRUNID#<id>, SFINDID#<id>) naming that key for the reads by id.
+// sort key. Each record is two items with the same attributes: one keyed by time for the
+// lists (SRUN#<created_at>#<id>, SFIND#<created_at>#<id>) and one keyed by id for the reads
+// by id (SRUNID#<id>, SFINDID#<id>), written and updated together in one transaction, so a
+// read by id stays one round trip.
 //
-// Records stored before this layout have UUIDv7 ids and keys SRUN#<id>, SFIND#<id> with no
-// reference: they are read where they are (a v7 id names its key). A v7 id starts with a
-// hex "0" for any time before 2527 while a created_at starts with its year, so under one
-// prefix the old keys sort before every new one and a descending query still lists all of
-// them newest first, with no migration.
+// Records stored before this layout have UUIDv7 ids and one item each, SRUN#<id> or
+// SFIND#<id>, which serves both: a v7 id names it. A v7 id starts with a hex "0" for any
+// time before 2527 while a created_at starts with its year, so under one prefix the old
+// keys sort before every new one and a descending query still lists all of them newest
+// first, with no migration.
 
 const (
 	signalsRunPrefix     = "SRUN#"
 	signalsFindingPrefix = "SFIND#"
-	signalsRunRef        = "SRUNID#"
-	signalsFindingRef    = "SFINDID#"
-	entitySignalsRef     = "signals_ref"
+	signalsRunByID       = "SRUNID#"
+	signalsFindingByID   = "SFINDID#"
 )
 
 // legacySignalsID reports whether id is a UUIDv7 of the former layout, keyed by id alone.
@@ -32,67 +31,50 @@ func legacySignalsID(id string) bool {
 	return err == nil && u.Version() == 7
 }
 
-func signalsSK(prefix, id string, createdAt time.Time) string {
+// signalsIDKey is the key of the item of record id that reads by id find.
+func signalsIDKey(runID, prefix, byID, id string) Key {
 	if legacySignalsID(id) {
-		return prefix + id
+		return Key{PK: signalsRunsPK(runID), SK: prefix + id}
 	}
-	return prefix + createdAt.UTC().Format(recordTimeLayout) + "#" + id
+	return Key{PK: signalsRunsPK(runID), SK: byID + id}
 }
 
-// SignalsRunKey is the key of signals run r.
-func SignalsRunKey(r SignalsRun) Key {
-	return Key{PK: signalsRunsPK(r.RunID), SK: signalsSK(signalsRunPrefix, r.ID, r.CreatedAt)}
-}
-
-// SignalsFindingKey is the key of finding f.
-func SignalsFindingKey(f SignalsFinding) Key {
-	return Key{PK: signalsRunsPK(f.RunID), SK: signalsSK(signalsFindingPrefix, f.ID, f.CreatedAt)}
-}
-
-// signalsRefOp is the put of the reference of a record keyed k with id id (none for a
-// legacy id, whose key is its id).
-func signalsRefOp(ref, id string, k Key) (Op, bool) {
+// signalsKeys are the keys of the items of a record: by time and by id, or the one item of
+// a legacy record.
+func signalsKeys(runID, prefix, byID, id string, createdAt time.Time) []Key {
 	if legacySignalsID(id) {
-		return Op{}, false
+		return []Key{{PK: signalsRunsPK(runID), SK: prefix + id}}
 	}
-	return PutOp(Item{AttrPK: k.PK, AttrSK: ref + id, AttrEntity: entitySignalsRef, "record_sk": k.SK}, NotExists()), true
+	return []Key{{PK: signalsRunsPK(runID), SK: prefix + createdAt.UTC().Format(recordTimeLayout) + "#" + id},
+		{PK: signalsRunsPK(runID), SK: byID + id}}
 }
 
-// signalsKeys resolves the keys of records ids of run runID through their references (one
-// consistent batch read); an id with no reference (none stored) has no key and is left out.
-func signalsKeys(ctx context.Context, t Table, runID, prefix, ref string, ids []string) (map[string]Key, error) {
-	pk := signalsRunsPK(runID)
-	out := make(map[string]Key, len(ids))
-	var refs []Key
-	for _, id := range ids {
-		if legacySignalsID(id) {
-			out[id] = Key{PK: pk, SK: prefix + id}
-			continue
-		}
-		refs = append(refs, Key{PK: pk, SK: ref + id})
-	}
-	for start := 0; start < len(refs); start += MaxBatchGet {
-		items, err := t.BatchGet(ctx, refs[start:min(start+MaxBatchGet, len(refs))], true)
-		if err != nil {
-			return nil, fmt.Errorf("read signals references of run %s: %w", runID, err)
-		}
-		for _, it := range items {
-			sk, _ := it["record_sk"].(string)
-			out[it.Key().SK[len(ref):]] = Key{PK: pk, SK: sk}
-		}
-	}
-	return out, nil
+// SignalsRunKey is the key of signals run r in its list (the one item of a legacy run).
+func SignalsRunKey(r SignalsRun) Key { return signalsRunKeys(r)[0] }
+
+func signalsRunKeys(r SignalsRun) []Key {
+	return signalsKeys(r.RunID, signalsRunPrefix, signalsRunByID, r.ID, r.CreatedAt)
 }
 
-// signalsKey resolves the key of one record; ErrNotFound when it has none.
-func signalsKey(ctx context.Context, t Table, runID, prefix, ref, id string) (Key, error) {
-	keys, err := signalsKeys(ctx, t, runID, prefix, ref, []string{id})
-	if err != nil {
-		return Key{}, err
+func signalsFindingKeys(f SignalsFinding) []Key {
+	return signalsKeys(f.RunID, signalsFindingPrefix, signalsFindingByID, f.ID, f.CreatedAt)
+}
+
+// signalsPuts are the puts of every item of a record (it holds the attributes), each under
+// conds.
+func signalsPuts(it Item, keys []Key, conds ...Cond) []Op {
+	ops := make([]Op, len(keys))
+	for i, k := range keys {
+		ops[i] = PutOp(it.With(AttrPK, k.PK, AttrSK, k.SK), conds...)
 	}
-	k, ok := keys[id]
-	if !ok {
-		return Key{}, ErrNotFound
+	return ops
+}
+
+// signalsUpdates are the updates of every item of a record, each under conds.
+func signalsUpdates(keys []Key, set map[string]any, conds ...Cond) []Op {
+	ops := make([]Op, len(keys))
+	for i, k := range keys {
+		ops[i] = UpdateOp(Update{Key: k, Set: set, Conds: conds})
 	}
-	return k, nil
+	return ops
 }

@@ -12,7 +12,7 @@ import (
 //	record          PK                SK                           notes
 //	signals run     SIGRUNS#<run id>  SRUN#<created_at>#<id>        SK order is creation order (signals_keys.go)
 //	finding         SIGRUNS#<run id>  SFIND#<created_at>#<id>       newest first is a descending query
-//	reference       SIGRUNS#<run id>  SRUNID#<id>, SFINDID#<id>     the SK of the record of id, for reads by id
+//	by id           SIGRUNS#<run id>  SRUNID#<id>, SFINDID#<id>     the same record, for reads by id
 //	fire claim      SIGRUNS#<run id>  SFIRE#<configuration id>@<scheduled time>   one run per scheduled fire
 //	lease           SIGRUNS#<run id>  SLEASE                        the running run; absent when none runs
 //	scheduled entry SIGSCHED          CFG#<project id>#<run id>     configurations with scheduled runs (reconcile, make run)
@@ -119,8 +119,7 @@ func signalsRunItem(r SignalsRun) (Item, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := SignalsRunKey(r)
-	return it.With(AttrPK, k.PK, AttrSK, k.SK, AttrEntity, EntitySignalsRun), nil
+	return it.With(AttrEntity, EntitySignalsRun), nil
 }
 
 // StartSignalsRun creates a run record in one transaction with, when fireKey is not "",
@@ -132,10 +131,7 @@ func StartSignalsRun(ctx context.Context, t Table, r SignalsRun, fireKey string,
 	if err != nil {
 		return err
 	}
-	ops := []Op{PutOp(it, NotExists())}
-	if ref, ok := signalsRefOp(signalsRunRef, r.ID, it.Key()); ok {
-		ops = append(ops, ref)
-	}
+	ops := signalsPuts(it, signalsRunKeys(r), NotExists())
 	fireAt := -1
 	if fireKey != "" {
 		fireAt = len(ops)
@@ -191,9 +187,9 @@ func leaseOp(ctx context.Context, t Table, runID, holder string, now, until time
 // run); a run in any other state is ErrConditionFailed, so that a redelivered start does
 // nothing.
 func ClaimSignalsRun(ctx context.Context, t Table, r SignalsRun, at time.Time) error {
-	_, err := t.Update(ctx, Update{Key: SignalsRunKey(r),
-		Set: map[string]any{"state": SignalsRunning, "started_at": at.UTC().Format(time.RFC3339Nano)}, Conds: []Cond{Equals("state", SignalsQueued)}})
-	if err != nil {
+	ops := signalsUpdates(signalsRunKeys(r), map[string]any{"state": SignalsRunning, "started_at": at.UTC().Format(time.RFC3339Nano)},
+		Equals("state", SignalsQueued))
+	if err := signalsTransact(ctx, t, ops); err != nil {
 		return fmt.Errorf("claim signals run %s: %w", r.ID, err)
 	}
 	return nil
@@ -207,17 +203,13 @@ func FinishSignalsRun(ctx context.Context, t Table, r SignalsRun, from string, f
 	if err != nil {
 		return err
 	}
-	ops := []Op{PutOp(it, Equals("state", from))}
+	ops := signalsPuts(it, signalsRunKeys(r), Equals("state", from))
 	for _, f := range findings {
 		fi, err := Marshal(f)
 		if err != nil {
 			return err
 		}
-		k := SignalsFindingKey(f)
-		ops = append(ops, PutOp(fi.With(AttrPK, k.PK, AttrSK, k.SK, AttrEntity, EntitySignalsFinding), NotExists()))
-		if ref, ok := signalsRefOp(signalsFindingRef, f.ID, k); ok {
-			ops = append(ops, ref)
-		}
+		ops = append(ops, signalsPuts(fi.With(AttrEntity, EntitySignalsFinding), signalsFindingKeys(f), NotExists())...)
 	}
 	if err := t.Transact(ctx, ops); err != nil {
 		return fmt.Errorf("finish signals run %s: %w", r.ID, err)
@@ -239,8 +231,7 @@ func ReleaseSignalsLease(ctx context.Context, t Table, runID, id string) error {
 
 // MarkSignalsNotified records that the run's notifications were delivered (or given up).
 func MarkSignalsNotified(ctx context.Context, t Table, r SignalsRun) error {
-	_, err := t.Update(ctx, Update{Key: SignalsRunKey(r), Set: map[string]any{"notified": true}, Conds: []Cond{Exists()}})
-	if err != nil {
+	if err := signalsTransact(ctx, t, signalsUpdates(signalsRunKeys(r), map[string]any{"notified": true}, Exists())); err != nil {
 		return fmt.Errorf("mark signals run %s notified: %w", r.ID, err)
 	}
 	return nil
@@ -249,11 +240,8 @@ func MarkSignalsNotified(ctx context.Context, t Table, r SignalsRun) error {
 // GetSignalsRun reads a signals run of run runID in the organization; ErrNotFound else.
 func GetSignalsRun(ctx context.Context, t Table, orgID, runID, id string) (SignalsRun, error) {
 	var r SignalsRun
-	k, err := signalsKey(ctx, t, runID, signalsRunPrefix, signalsRunRef, id)
-	if err == nil {
-		err = getOwned(ctx, t, k, orgID, &r, func() string { return r.OrgID })
-	}
-	if err != nil {
+	k := signalsIDKey(runID, signalsRunPrefix, signalsRunByID, id)
+	if err := getOwned(ctx, t, k, orgID, &r, func() string { return r.OrgID }); err != nil {
 		return SignalsRun{}, fmt.Errorf("get signals run %s: %w", id, err)
 	}
 	return r, nil
@@ -272,11 +260,8 @@ func SignalsRunOfFire(ctx context.Context, t Table, orgID, runID, fireKey string
 // GetSignalsFinding reads a finding of run runID in the organization; ErrNotFound else.
 func GetSignalsFinding(ctx context.Context, t Table, orgID, runID, id string) (SignalsFinding, error) {
 	var f SignalsFinding
-	k, err := signalsKey(ctx, t, runID, signalsFindingPrefix, signalsFindingRef, id)
-	if err == nil {
-		err = getOwned(ctx, t, k, orgID, &f, func() string { return f.OrgID })
-	}
-	if err != nil {
+	k := signalsIDKey(runID, signalsFindingPrefix, signalsFindingByID, id)
+	if err := getOwned(ctx, t, k, orgID, &f, func() string { return f.OrgID }); err != nil {
 		return SignalsFinding{}, fmt.Errorf("get signals finding %s: %w", id, err)
 	}
 	return f, nil
@@ -284,15 +269,9 @@ func GetSignalsFinding(ctx context.Context, t Table, orgID, runID, id string) (S
 
 // SignalsFindings reads findings by id (those of one run), in the order of ids.
 func SignalsFindings(ctx context.Context, t Table, runID string, ids []string) ([]SignalsFinding, error) {
-	byKey, err := signalsKeys(ctx, t, runID, signalsFindingPrefix, signalsFindingRef, ids)
-	if err != nil {
-		return nil, err
-	}
-	keys := make([]Key, 0, len(byKey))
-	for _, id := range ids {
-		if k, ok := byKey[id]; ok {
-			keys = append(keys, k)
-		}
+	keys := make([]Key, len(ids))
+	for i, id := range ids {
+		keys[i] = signalsIDKey(runID, signalsFindingPrefix, signalsFindingByID, id)
 	}
 	items, err := t.BatchGet(ctx, keys, true)
 	if err != nil {
@@ -322,8 +301,9 @@ func AcknowledgeSignalsFinding(ctx context.Context, t Table, f SignalsFinding, u
 	if f.Acknowledged {
 		return f, nil
 	}
-	_, err := t.Update(ctx, Update{Key: SignalsFindingKey(f), Conds: []Cond{Exists(), AttrAbsent("acknowledged_at")},
-		Set: map[string]any{"acknowledged": true, "acknowledged_at": at.UTC().Format(time.RFC3339Nano), "acknowledged_by": user}})
+	err := signalsTransact(ctx, t, signalsUpdates(signalsFindingKeys(f),
+		map[string]any{"acknowledged": true, "acknowledged_at": at.UTC().Format(time.RFC3339Nano), "acknowledged_by": user},
+		Exists(), AttrAbsent("acknowledged_at")))
 	if errors.Is(err, ErrConditionFailed) {
 		return GetSignalsFinding(ctx, t, f.OrgID, f.RunID, f.ID)
 	}
@@ -457,4 +437,15 @@ func LastSignalsWindowEnd(ctx context.Context, t Table, before SignalsRun) (time
 		}
 		q.Start = p.Next
 	}
+}
+
+// signalsTransact writes the ops of one record's items: one op (a legacy record's one item)
+// as a plain update, several in one transaction; a failed condition is ErrConditionFailed
+// either way.
+func signalsTransact(ctx context.Context, t Table, ops []Op) error {
+	if len(ops) == 1 && ops[0].Kind == OpUpdate {
+		_, err := t.Update(ctx, ops[0].Update)
+		return err
+	}
+	return t.Transact(ctx, ops)
 }
