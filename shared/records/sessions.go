@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -65,15 +64,4 @@ func ResolveExternalSessionID(ctx context.Context, t store.Table, runID, externa
 // traces stored and writes nothing.
 func ImplicitSessionID(runID, traceID string) string {
 	return ExternalSessionID(runID, implicitName(traceID))
-}
-
-// ExternalSession is the session of run named externalID, as an ingestion creates it when
-// the run has none yet; its id is resolved as ResolveExternalSessionID's.
-func ExternalSession(ctx context.Context, t store.Table, run store.Run, externalID string, now time.Time) (store.LogSession, error) {
-	id, err := ResolveExternalSessionID(ctx, t, run.ID, externalID)
-	if err != nil {
-		return store.LogSession{}, err
-	}
-	return store.LogSession{ID: id, RunID: run.ID, ProjectID: run.ProjectID, OrgID: run.OrgID,
-		ExternalID: &externalID, CreatedAt: now}, nil
 }
