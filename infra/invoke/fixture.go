@@ -117,8 +117,8 @@ func seed(ctx context.Context, d app.Deps) error {
 
 // Fixture's signals run of the example experiment and its one finding.
 const (
-	FixtureSignalsRunID = "019a7b1c-2d3e-7f40-8a5b-6c7d8e9f0a1b"
-	FixtureFindingID    = "019a7b1c-2d3f-7a41-9b5c-7d8e9f0a1b2c"
+	FixtureSignalsRunID = "4a7b1c2d-3e4f-4a50-8b6c-7d8e9f0a1b2c"
+	FixtureFindingID    = "5b8c2d3e-4f50-4b61-9c7d-8e9f0a1b2c3d"
 )
 
 func seedSignalsRun(ctx context.Context, d app.Deps, orgID string, now time.Time) error {

@@ -123,6 +123,9 @@ func (v *V) CheckRecorder(t testing.TB, req *http.Request, rec *httptest.Respons
 // Lambda proxy response). It returns nil when the response conforms.
 func (v *V) Validate(req *http.Request, status int, header http.Header, body []byte) error {
 	responses().record(req.Method, req.URL.Path, status, body)
+	if !legacyIDs(req) {
+		idRecords().record(req.Method, req.URL.Path, status, body)
+	}
 	route, params, err := v.router.FindRoute(req)
 	if errors.Is(err, routers.ErrPathNotFound) {
 		// Every operation also answers at its twin (with or without /v2), which the

@@ -30,7 +30,7 @@ func (r *Runner) notify(ctx context.Context, cfg store.SignalsConfig, run store.
 			}
 		}
 	}
-	if err := store.MarkSignalsNotified(context.WithoutCancel(ctx), r.Table, run.RunID, run.ID); err != nil {
+	if err := store.MarkSignalsNotified(context.WithoutCancel(ctx), r.Table, run); err != nil {
 		r.log().WarnContext(ctx, "signals: marking the run notified failed", "signals_run_id", run.ID, "error", err.Error())
 	}
 }

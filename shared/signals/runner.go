@@ -79,9 +79,9 @@ func orN(v, d int) int {
 	return d
 }
 
-// newID is a UUIDv7: ids sort by creation time, which orders runs and findings newest first
-// in their partition.
-func newID() string { return uuid.Must(uuid.NewV7()).String() }
+// newID is a UUID4, as every id the service issues; runs and findings are ordered by their
+// keys, which carry their creation time (store/signals_keys.go).
+func newID() string { return uuid.NewString() }
 
 // Queue creates an on-demand run of cfg, queued, holding the configuration's lease: a run
 // already in progress is store.ErrSignalsBusy. userID is whose integrations the run uses.
@@ -112,7 +112,7 @@ func (r *Runner) RunJob(ctx context.Context, j Job) error {
 		return fmt.Errorf("signals: job %s: %w", j.SignalsRunID, err)
 	}
 	now := r.now()
-	err = store.ClaimSignalsRun(ctx, r.Table, j.RunID, j.SignalsRunID, now)
+	err = store.ClaimSignalsRun(ctx, r.Table, run, now)
 	if errors.Is(err, store.ErrConditionFailed) {
 		return r.redelivered(ctx, run)
 	}
@@ -210,7 +210,7 @@ func (r *Runner) execute(ctx context.Context, run store.SignalsRun) error {
 // run's window, counts and tokens.
 func (r *Runner) analyse(ctx context.Context, cfg store.SignalsConfig, run *store.SignalsRun) ([]store.SignalsFinding, error) {
 	to := *run.StartedAt
-	from, err := store.LastSignalsWindowEnd(ctx, r.Table, run.RunID, run.ID)
+	from, err := store.LastSignalsWindowEnd(ctx, r.Table, *run)
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +231,7 @@ func (r *Runner) analyse(ctx context.Context, cfg store.SignalsConfig, run *stor
 	}
 	run.TracesRead = int64(len(traces))
 	var previous []store.SignalsFinding
-	prev, err := store.PreviousSignalsRun(ctx, r.Table, run.RunID, run.ID)
+	prev, err := store.PreviousSignalsRun(ctx, r.Table, *run)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 	case err != nil:

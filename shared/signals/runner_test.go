@@ -133,6 +133,8 @@ func (w *world) traces(names ...string) []string {
 func (w *world) onDemand() (store.SignalsRun, []store.SignalsFinding) {
 	w.t.Helper()
 	ctx := w.t.Context()
+	// Runs are ordered by creation time (their ids are random): each starts a second later.
+	w.clock.Advance(time.Second)
 	run, err := w.runner.Queue(ctx, w.cfg, "u2")
 	if err != nil {
 		w.t.Fatal(err)
@@ -280,7 +282,9 @@ func testFiresAreKeyedAndNeverOverlap(t *testing.T, tbl store.Table) {
 	}
 
 	// While an on-demand run holds the lease, a fire is recorded as skipped and another
-	// on-demand run is refused.
+	// on-demand run is refused. (The clock moves between the runs: they are ordered by
+	// their creation time, ids being random.)
+	w.clock.Advance(time.Second)
 	queued, err := w.runner.Queue(ctx, w.cfg, "u")
 	if err != nil {
 		t.Fatal(err)
@@ -290,6 +294,7 @@ func testFiresAreKeyedAndNeverOverlap(t *testing.T, tbl store.Table) {
 	}
 	fire2 := fire
 	fire2.ScheduledTime = fire.ScheduledTime.Add(10 * time.Minute)
+	w.clock.Advance(time.Second)
 	if err := w.runner.RunFire(ctx, fire2); err != nil {
 		t.Fatal(err)
 	}

@@ -93,6 +93,7 @@ func TestOnDemandRunsAndReading(t *testing.T) {
 
 	// Newest first, paginated.
 	h.logTraces(h.org.ID, pid, ls, "refund 3")
+	h.clock.Advance(time.Second) // runs are ordered by creation time, their ids being random
 	if code, resp := h.do(&h.org.User, "POST", runsPath(pid, ls), ""); code != 202 {
 		t.Fatalf("second start: %d %s", code, resp)
 	}

@@ -10,8 +10,9 @@ import (
 // Signals runs and findings: what the signals worker found in a run's traces.
 //
 //	record          PK                SK                           notes
-//	signals run     SIGRUNS#<run id>  SRUN#<signals run id>         ids are UUIDv7: SK order is creation order
-//	finding         SIGRUNS#<run id>  SFIND#<finding id>            UUIDv7 too; newest first is a descending query
+//	signals run     SIGRUNS#<run id>  SRUN#<created_at>#<id>        SK order is creation order (signals_keys.go)
+//	finding         SIGRUNS#<run id>  SFIND#<created_at>#<id>       newest first is a descending query
+//	by id           SIGRUNS#<run id>  SRUNID#<id>, SFINDID#<id>     the same record, for reads by id
 //	fire claim      SIGRUNS#<run id>  SFIRE#<configuration id>@<scheduled time>   one run per scheduled fire
 //	lease           SIGRUNS#<run id>  SLEASE                        the running run; absent when none runs
 //	scheduled entry SIGSCHED          CFG#<project id>#<run id>     configurations with scheduled runs (reconcile, make run)
@@ -44,12 +45,6 @@ var ErrSignalsBusy = errors.New("store: a signals run of this run is in progress
 var ErrDuplicateFire = errors.New("store: this scheduled fire already started a signals run")
 
 func signalsRunsPK(runID string) string { return "SIGRUNS#" + runID }
-
-// SignalsRunKey is the key of signals run id of run runID.
-func SignalsRunKey(runID, id string) Key { return Key{PK: signalsRunsPK(runID), SK: "SRUN#" + id} }
-
-// SignalsFindingKey is the key of finding id of run runID.
-func SignalsFindingKey(runID, id string) Key { return Key{PK: signalsRunsPK(runID), SK: "SFIND#" + id} }
 
 func signalsFireKey(runID, fireKey string) Key {
 	return Key{PK: signalsRunsPK(runID), SK: "SFIRE#" + fireKey}
@@ -124,8 +119,7 @@ func signalsRunItem(r SignalsRun) (Item, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := SignalsRunKey(r.RunID, r.ID)
-	return it.With(AttrPK, k.PK, AttrSK, k.SK, AttrEntity, EntitySignalsRun), nil
+	return it.With(AttrEntity, EntitySignalsRun), nil
 }
 
 // StartSignalsRun creates a run record in one transaction with, when fireKey is not "",
@@ -137,7 +131,7 @@ func StartSignalsRun(ctx context.Context, t Table, r SignalsRun, fireKey string,
 	if err != nil {
 		return err
 	}
-	ops := []Op{PutOp(it, NotExists())}
+	ops := signalsPuts(it, signalsRunKeys(r), NotExists())
 	fireAt := -1
 	if fireKey != "" {
 		fireAt = len(ops)
@@ -189,13 +183,14 @@ func leaseOp(ctx context.Context, t Table, runID, holder string, now, until time
 	return PutOp(item, Equals("holder", prev)), nil
 }
 
-// ClaimSignalsRun moves a queued run to running (the worker's start of an on-demand run); a
-// run in any other state is ErrConditionFailed, so that a redelivered start does nothing.
-func ClaimSignalsRun(ctx context.Context, t Table, runID, id string, at time.Time) error {
-	_, err := t.Update(ctx, Update{Key: SignalsRunKey(runID, id),
-		Set: map[string]any{"state": SignalsRunning, "started_at": at.UTC().Format(time.RFC3339Nano)}, Conds: []Cond{Equals("state", SignalsQueued)}})
-	if err != nil {
-		return fmt.Errorf("claim signals run %s: %w", id, err)
+// ClaimSignalsRun moves a queued run (as read) to running (the worker's start of an on-demand
+// run); a run in any other state is ErrConditionFailed, so that a redelivered start does
+// nothing.
+func ClaimSignalsRun(ctx context.Context, t Table, r SignalsRun, at time.Time) error {
+	ops := signalsUpdates(signalsRunKeys(r), map[string]any{"state": SignalsRunning, "started_at": at.UTC().Format(time.RFC3339Nano)},
+		Equals("state", SignalsQueued))
+	if err := signalsTransact(ctx, t, ops); err != nil {
+		return fmt.Errorf("claim signals run %s: %w", r.ID, err)
 	}
 	return nil
 }
@@ -208,14 +203,13 @@ func FinishSignalsRun(ctx context.Context, t Table, r SignalsRun, from string, f
 	if err != nil {
 		return err
 	}
-	ops := []Op{PutOp(it, Equals("state", from))}
+	ops := signalsPuts(it, signalsRunKeys(r), Equals("state", from))
 	for _, f := range findings {
 		fi, err := Marshal(f)
 		if err != nil {
 			return err
 		}
-		k := SignalsFindingKey(f.RunID, f.ID)
-		ops = append(ops, PutOp(fi.With(AttrPK, k.PK, AttrSK, k.SK, AttrEntity, EntitySignalsFinding), NotExists()))
+		ops = append(ops, signalsPuts(fi.With(AttrEntity, EntitySignalsFinding), signalsFindingKeys(f), NotExists())...)
 	}
 	if err := t.Transact(ctx, ops); err != nil {
 		return fmt.Errorf("finish signals run %s: %w", r.ID, err)
@@ -236,10 +230,9 @@ func ReleaseSignalsLease(ctx context.Context, t Table, runID, id string) error {
 }
 
 // MarkSignalsNotified records that the run's notifications were delivered (or given up).
-func MarkSignalsNotified(ctx context.Context, t Table, runID, id string) error {
-	_, err := t.Update(ctx, Update{Key: SignalsRunKey(runID, id), Set: map[string]any{"notified": true}, Conds: []Cond{Exists()}})
-	if err != nil {
-		return fmt.Errorf("mark signals run %s notified: %w", id, err)
+func MarkSignalsNotified(ctx context.Context, t Table, r SignalsRun) error {
+	if err := signalsTransact(ctx, t, signalsUpdates(signalsRunKeys(r), map[string]any{"notified": true}, Exists())); err != nil {
+		return fmt.Errorf("mark signals run %s notified: %w", r.ID, err)
 	}
 	return nil
 }
@@ -247,7 +240,8 @@ func MarkSignalsNotified(ctx context.Context, t Table, runID, id string) error {
 // GetSignalsRun reads a signals run of run runID in the organization; ErrNotFound else.
 func GetSignalsRun(ctx context.Context, t Table, orgID, runID, id string) (SignalsRun, error) {
 	var r SignalsRun
-	if err := getOwned(ctx, t, SignalsRunKey(runID, id), orgID, &r, func() string { return r.OrgID }); err != nil {
+	k := signalsIDKey(runID, signalsRunPrefix, signalsRunByID, id)
+	if err := getOwned(ctx, t, k, orgID, &r, func() string { return r.OrgID }); err != nil {
 		return SignalsRun{}, fmt.Errorf("get signals run %s: %w", id, err)
 	}
 	return r, nil
@@ -266,7 +260,8 @@ func SignalsRunOfFire(ctx context.Context, t Table, orgID, runID, fireKey string
 // GetSignalsFinding reads a finding of run runID in the organization; ErrNotFound else.
 func GetSignalsFinding(ctx context.Context, t Table, orgID, runID, id string) (SignalsFinding, error) {
 	var f SignalsFinding
-	if err := getOwned(ctx, t, SignalsFindingKey(runID, id), orgID, &f, func() string { return f.OrgID }); err != nil {
+	k := signalsIDKey(runID, signalsFindingPrefix, signalsFindingByID, id)
+	if err := getOwned(ctx, t, k, orgID, &f, func() string { return f.OrgID }); err != nil {
 		return SignalsFinding{}, fmt.Errorf("get signals finding %s: %w", id, err)
 	}
 	return f, nil
@@ -276,7 +271,7 @@ func GetSignalsFinding(ctx context.Context, t Table, orgID, runID, id string) (S
 func SignalsFindings(ctx context.Context, t Table, runID string, ids []string) ([]SignalsFinding, error) {
 	keys := make([]Key, len(ids))
 	for i, id := range ids {
-		keys[i] = SignalsFindingKey(runID, id)
+		keys[i] = signalsIDKey(runID, signalsFindingPrefix, signalsFindingByID, id)
 	}
 	items, err := t.BatchGet(ctx, keys, true)
 	if err != nil {
@@ -306,8 +301,9 @@ func AcknowledgeSignalsFinding(ctx context.Context, t Table, f SignalsFinding, u
 	if f.Acknowledged {
 		return f, nil
 	}
-	_, err := t.Update(ctx, Update{Key: SignalsFindingKey(f.RunID, f.ID), Conds: []Cond{Exists(), AttrAbsent("acknowledged_at")},
-		Set: map[string]any{"acknowledged": true, "acknowledged_at": at.UTC().Format(time.RFC3339Nano), "acknowledged_by": user}})
+	err := signalsTransact(ctx, t, signalsUpdates(signalsFindingKeys(f),
+		map[string]any{"acknowledged": true, "acknowledged_at": at.UTC().Format(time.RFC3339Nano), "acknowledged_by": user},
+		Exists(), AttrAbsent("acknowledged_at")))
 	if errors.Is(err, ErrConditionFailed) {
 		return GetSignalsFinding(ctx, t, f.OrgID, f.RunID, f.ID)
 	}
@@ -323,7 +319,7 @@ func AcknowledgeSignalsFinding(ctx context.Context, t Table, f SignalsFinding, u
 // ListSignalsRuns returns up to limit runs of runID newest first, after skipping `skip`.
 func ListSignalsRuns(ctx context.Context, t Table, runID string, skip, limit int) ([]SignalsRun, bool, error) {
 	var out []SignalsRun
-	more, err := listDesc(ctx, t, runID, "SRUN#", skip, limit, func(it Item) error {
+	more, err := listDesc(ctx, t, runID, signalsRunPrefix, skip, limit, func(it Item) error {
 		var r SignalsRun
 		if err := Unmarshal(it, &r); err != nil {
 			return err
@@ -337,7 +333,7 @@ func ListSignalsRuns(ctx context.Context, t Table, runID string, skip, limit int
 // ListSignalsFindings returns up to limit findings of runID newest first, after `skip`.
 func ListSignalsFindings(ctx context.Context, t Table, runID string, skip, limit int) ([]SignalsFinding, bool, error) {
 	var out []SignalsFinding
-	more, err := listDesc(ctx, t, runID, "SFIND#", skip, limit, func(it Item) error {
+	more, err := listDesc(ctx, t, runID, signalsFindingPrefix, skip, limit, func(it Item) error {
 		var f SignalsFinding
 		if err := Unmarshal(it, &f); err != nil {
 			return err
@@ -382,10 +378,11 @@ func listDesc(ctx context.Context, t Table, runID, prefix string, skip, limit in
 // that read nothing); past it there is no previous run.
 const maxSignalsLookback = 1000
 
-// PreviousSignalsRun is the newest succeeded run of runID before `before` (by id order)
-// that read traces: what a new run's findings are compared with. ErrNotFound when none.
-func PreviousSignalsRun(ctx context.Context, t Table, runID, before string) (SignalsRun, error) {
-	q := Query{PK: signalsRunsPK(runID), SKOp: SKBetween, From: "SRUN#", To: "SRUN#" + before, Descending: true, Consistent: true, Limit: 100}
+// PreviousSignalsRun is the newest succeeded run of before's run created before it (by key
+// order) that read traces: what a new run's findings are compared with. ErrNotFound when none.
+func PreviousSignalsRun(ctx context.Context, t Table, before SignalsRun) (SignalsRun, error) {
+	runID := before.RunID
+	q := Query{PK: signalsRunsPK(runID), SKOp: SKBetween, From: signalsRunPrefix, To: SignalsRunKey(before).SK, Descending: true, Consistent: true, Limit: 100}
 	read := 0
 	for {
 		p, err := t.Query(ctx, q)
@@ -400,7 +397,7 @@ func PreviousSignalsRun(ctx context.Context, t Table, runID, before string) (Sig
 			if err := Unmarshal(it, &r); err != nil {
 				return SignalsRun{}, err
 			}
-			if r.ID != before && r.State == SignalsSucceeded && r.TracesRead > 0 {
+			if r.ID != before.ID && r.State == SignalsSucceeded && r.TracesRead > 0 {
 				return r, nil
 			}
 		}
@@ -411,10 +408,12 @@ func PreviousSignalsRun(ctx context.Context, t Table, runID, before string) (Sig
 	}
 }
 
-// LastSignalsWindowEnd is the end of the window of the newest run of runID that read its
-// window (succeeded), or the zero time: where the next run's window starts.
-func LastSignalsWindowEnd(ctx context.Context, t Table, runID, before string) (time.Time, error) {
-	q := Query{PK: signalsRunsPK(runID), SKOp: SKBetween, From: "SRUN#", To: "SRUN#" + before, Descending: true, Consistent: true, Limit: 100}
+// LastSignalsWindowEnd is the end of the window of the newest run of before's run created
+// before it that read its window (succeeded), or the zero time: where the next run's window
+// starts.
+func LastSignalsWindowEnd(ctx context.Context, t Table, before SignalsRun) (time.Time, error) {
+	runID := before.RunID
+	q := Query{PK: signalsRunsPK(runID), SKOp: SKBetween, From: signalsRunPrefix, To: SignalsRunKey(before).SK, Descending: true, Consistent: true, Limit: 100}
 	read := 0
 	for {
 		p, err := t.Query(ctx, q)
@@ -429,7 +428,7 @@ func LastSignalsWindowEnd(ctx context.Context, t Table, runID, before string) (t
 			if err := Unmarshal(it, &r); err != nil {
 				return time.Time{}, err
 			}
-			if r.ID != before && r.State == SignalsSucceeded && r.WindowEnd != nil {
+			if r.ID != before.ID && r.State == SignalsSucceeded && r.WindowEnd != nil {
 				return *r.WindowEnd, nil
 			}
 		}
@@ -438,4 +437,15 @@ func LastSignalsWindowEnd(ctx context.Context, t Table, runID, before string) (t
 		}
 		q.Start = p.Next
 	}
+}
+
+// signalsTransact writes the ops of one record's items: one op (a legacy record's one item)
+// as a plain update, several in one transaction; a failed condition is ErrConditionFailed
+// either way.
+func signalsTransact(ctx context.Context, t Table, ops []Op) error {
+	if len(ops) == 1 && ops[0].Kind == OpUpdate {
+		_, err := t.Update(ctx, ops[0].Update)
+		return err
+	}
+	return t.Transact(ctx, ops)
 }

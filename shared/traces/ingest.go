@@ -61,11 +61,19 @@ func (h *handlers) ingest(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	q := call.In.Req
+	var external *string // only a request naming no session by id reads the external id's
+	if q.sessionID == nil {
+		external = q.sessionExternalID
+	}
+	resolved := h.resolveSession(r.Context(), q.run.id, external)
 	project, run, err := h.findProjectRun(r.Context(), call.Caller, call.In.ID, q.run)
 	if err != nil {
 		return err
 	}
-	session, described := h.requestSession(run, q.sessionID, q.sessionExternalID)
+	session, described, err := h.requestSession(run, q.sessionID, q.sessionExternalID, resolved)
+	if err != nil {
+		return err
+	}
 	if session == nil && slices.ContainsFunc(q.traces, func(tr store.Trace) bool { return tr.SessionID == nil }) {
 		// Traces logged without a session share one of their own, named by the first trace
 		// (a retried request finds the same one): every trace belongs to a session.

@@ -116,6 +116,7 @@ func (h *handlers) otelIngest(r *http.Request, c auth.Caller, export *otlp.Expor
 		err    error
 		groups map[string]*otelTrace
 		order  []string
+		valid  []otelResource
 	}
 	runs := map[otelTarget]*runState{}
 	var targets []otelTarget
@@ -154,11 +155,21 @@ func (h *handlers) otelIngest(r *http.Request, c auth.Caller, export *otlp.Expor
 			}
 			valid = append(valid, sp)
 		}
-		otelGroup(st.run, rs.Attrs, valid, st.groups, &st.order, h.Now().UTC())
+		st.valid = append(st.valid, otelResource{attrs: rs.Attrs, spans: valid})
 	}
 	for _, t := range targets {
 		st := runs[t]
-		if st.err != nil || len(st.order) == 0 {
+		if st.err != nil {
+			continue
+		}
+		ids, err := h.otelResolveIDs(ctx, st.run, st.valid)
+		if err != nil {
+			return 0, "", err
+		}
+		for _, rs := range st.valid {
+			otelGroup(ids, st.run, rs.attrs, rs.spans, st.groups, &st.order, h.Now().UTC())
+		}
+		if len(st.order) == 0 {
 			continue
 		}
 		if err := h.otelWrite(ctx, st.run, st.groups, st.order); err != nil {

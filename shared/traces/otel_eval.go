@@ -60,7 +60,7 @@ func otelApplyEvals(run store.Run, g *otelTrace, key func(string) string, now ti
 		return
 	}
 	for _, ev := range g.evals {
-		id := otlp.SpanUUID(run.ID, ev.TraceID, ev.SpanID)
+		id := g.ids.Span(ev.TraceID, ev.SpanID)
 		k := key(ev.Name)
 		i := g.spanIndex(id)
 		if i >= 0 {
@@ -69,7 +69,7 @@ func otelApplyEvals(run store.Run, g *otelTrace, key func(string) string, now ti
 			}
 		}
 		if i < 0 {
-			sp := otlp.PendingSpan(run.ID, ev, now)
+			sp := g.ids.PendingSpan(ev, now)
 			sp.ProjectID, sp.OrgID = run.ProjectID, run.OrgID
 			g.spans = append(g.spans, otlp.Mapped{Span: sp})
 			g.seen[id] = true

@@ -33,6 +33,7 @@ const otelPlaceholder = "otel.placeholder"
 // otelTrace is what one export holds of one trace.
 type otelTrace struct {
 	id      string
+	ids     otlp.IDs // of the trace's run, which name its spans
 	session *string
 	ext     *store.LogSession // the session its session.id names, created with the trace
 	spans   []otlp.Mapped
@@ -43,11 +44,11 @@ type otelTrace struct {
 }
 
 // otelGroup groups the mapped spans of a run by trace, in their order of first appearance.
-func otelGroup(run store.Run, res []otlp.KeyValue, spans []otlp.Span, into map[string]*otelTrace, order *[]string, now time.Time) {
+func otelGroup(ids otelIDs, run store.Run, res []otlp.KeyValue, spans []otlp.Span, into map[string]*otelTrace, order *[]string, now time.Time) {
 	group := func(id string) *otelTrace {
 		g := into[id]
 		if g == nil {
-			g = &otelTrace{id: id, seen: map[string]bool{}}
+			g = &otelTrace{id: id, ids: ids.IDs, seen: map[string]bool{}}
 			into[g.id] = g
 			*order = append(*order, g.id)
 		}
@@ -57,12 +58,12 @@ func otelGroup(run store.Run, res []otlp.KeyValue, spans []otlp.Span, into map[s
 		evals := otlp.Evaluations(&spans[i])
 		if otlp.IsEvaluationCarrier(&spans[i]) { // a judgment, not a step: not stored
 			if len(evals) > 0 {
-				g := group(otlp.TraceUUID(run.ID, spans[i].TraceID))
+				g := group(ids.Trace(spans[i].TraceID))
 				g.evals = append(g.evals, evals...)
 			}
 			continue
 		}
-		m := otlp.Map(run.ID, res, &spans[i])
+		m := ids.Map(res, &spans[i])
 		m.Span.ProjectID, m.Span.OrgID = run.ProjectID, run.OrgID
 		g := group(m.Span.TraceID)
 		g.evals = append(g.evals, evals...)
@@ -72,7 +73,7 @@ func otelGroup(run store.Run, res []otlp.KeyValue, spans []otlp.Span, into map[s
 		g.seen[m.Span.ID] = true
 		if g.session == nil {
 			if ext := sessionAttr(&spans[i]); ext != "" {
-				s := records.ExternalSession(run, ext, now)
+				s := ids.session(run, ext, now)
 				g.session, g.ext = &s.ID, &s
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"sync"
 
 	"github.com/google/uuid"
 
@@ -64,6 +65,7 @@ func (h *handlers) createSession(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	c, projectID, q := call.Caller, call.In.ID, call.In.Req
+	resolved := h.resolveSession(r.Context(), q.run.id, q.externalID)
 	project, run, err := h.findProjectRun(r.Context(), c, projectID, q.run)
 	if err != nil {
 		return err
@@ -71,7 +73,9 @@ func (h *handlers) createSession(w http.ResponseWriter, r *http.Request) error {
 	s := store.LogSession{ID: uuid.NewString(), RunID: run.ID, ProjectID: run.ProjectID, OrgID: run.OrgID,
 		Name: q.name, ExternalID: q.externalID, PreviousSessionID: q.previousID, Metadata: q.metadata, CreatedAt: h.Stamp()}
 	if q.externalID != nil {
-		s.ID = records.ExternalSessionID(run.ID, *q.externalID)
+		if s.ID, err = resolved(); err != nil {
+			return err
+		}
 	}
 	created, err := store.PutLogSession(r.Context(), h.Table, s)
 	if err != nil {
@@ -88,14 +92,43 @@ func (h *handlers) createSession(w http.ResponseWriter, r *http.Request) error {
 }
 
 // requestSession is the session an ingestion request names for its traces: session_id, or
-// the session of session_external_id (whose id is a function of it), or none; and how the
-// ingestion creates the latter when the run has none yet.
-func (h *handlers) requestSession(run store.Run, id, externalID *string) (*string, map[string]store.LogSession) {
+// the session of session_external_id (whose id is a function of it, resolved against the
+// run's sessions), or none; and how the ingestion creates the latter when the run has none
+// yet.
+func (h *handlers) requestSession(run store.Run, id, externalID *string, resolved func() (string, error)) (*string, map[string]store.LogSession, error) {
 	if id != nil || externalID == nil {
-		return id, nil
+		return id, nil, nil
 	}
-	s := records.ExternalSession(run, *externalID, h.Stamp())
-	return &s.ID, map[string]store.LogSession{s.ID: s}
+	sid, err := resolved()
+	if err != nil {
+		return nil, nil, err
+	}
+	s := store.LogSession{ID: sid, RunID: run.ID, ProjectID: run.ProjectID, OrgID: run.OrgID, ExternalID: externalID, CreatedAt: h.Stamp()}
+	return &s.ID, map[string]store.LogSession{s.ID: s}, nil
+}
+
+// resolveSession starts resolving the id of the session of run runID (as the request names
+// it) named externalID, beside the reads of the project and the run: its key is a function
+// of the request, so the lookup costs no round trip of its own. The returned func waits for
+// it; a request whose run turns out not to be the caller's never calls it. With no external
+// id it reads nothing.
+func (h *handlers) resolveSession(ctx context.Context, runID string, externalID *string) func() (string, error) {
+	if externalID == nil {
+		return func() (string, error) { return "", nil }
+	}
+	type result struct {
+		id  string
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		id, err := records.ResolveExternalSessionID(ctx, h.Table, runID, *externalID)
+		done <- result{id, err}
+	}()
+	return sync.OnceValues(func() (string, error) {
+		r := <-done
+		return r.id, r.err
+	})
 }
 
 // sessionByID reads a session of the caller's project, or answers 404.

@@ -117,12 +117,18 @@ const PendingMark = "otel.placeholder"
 // in its metadata, hanging under the trace, created when it was judged (else at fallback).
 // It holds the judgments until the span itself arrives and takes its place (same id).
 func PendingSpan(runID string, ev Evaluation, fallback time.Time) store.Span {
-	traceID := TraceUUID(runID, ev.TraceID)
+	return IDs{Run: runID}.PendingSpan(ev, fallback)
+}
+
+// PendingSpan is PendingSpan in the run of d, with its ids.
+func (d IDs) PendingSpan(ev Evaluation, fallback time.Time) store.Span {
+	runID := d.Run
+	traceID := d.Trace(ev.TraceID)
 	at := fallback
 	if ev.Time > 0 {
 		at = nanoTime(ev.Time)
 	}
-	return store.Span{Pending: true, ID: SpanUUID(runID, ev.TraceID, ev.SpanID), TraceID: traceID, ParentID: traceID, RunID: runID,
+	return store.Span{Pending: true, ID: d.Span(ev.TraceID, ev.SpanID), TraceID: traceID, ParentID: traceID, RunID: runID,
 		Type: "workflow", Name: "pending " + hex.EncodeToString(ev.SpanID[:]), CreatedAt: at,
 		Metadata: map[string]string{PendingMark: "true", "otel.trace_id": hex.EncodeToString(ev.TraceID[:]),
 			"otel.span_id": hex.EncodeToString(ev.SpanID[:])}}

@@ -7,22 +7,71 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/evalobs/evalapi/shared/ids"
 	"github.com/evalobs/evalapi/shared/store"
 )
 
 // Ids: an OTel trace id names one trace of a run and a span id one span of it. Both map to
-// name-based UUIDs (version 5) of the run and the OTel ids, so a re-export finds the same
-// records, and the same OTel ids sent to two runs never name one record.
+// ids that are functions of the run and the OTel ids (hashed UUID4s, ids.Hashed), so a
+// re-export finds the same records, and the same OTel ids sent to two runs never name one
+// record.
+//
+// Before ids were UUID4 these were name-based UUIDs (version 5). A trace stored then keeps
+// its scheme, spans included, so that a trace continuing across the change is neither split
+// in two nor left with children whose parent ids name nothing: the writer reads the run's
+// claims of both ids of each trace (one batch) and maps the traces found under their former
+// id with IDs.Legacy.
 var idSpace = uuid.MustParse("0b6d1c7e-6a53-4f0e-9a57-3c8f1d2e4a90")
+
+func traceName(runID string, traceID [16]byte) string {
+	return runID + "/" + hex.EncodeToString(traceID[:])
+}
+
+func spanName(runID string, traceID [16]byte, spanID [8]byte) string {
+	return traceName(runID, traceID) + "/" + hex.EncodeToString(spanID[:])
+}
 
 // TraceUUID is the id of the trace an OTel trace id becomes in run.
 func TraceUUID(runID string, traceID [16]byte) string {
-	return uuid.NewSHA1(idSpace, []byte(runID+"/"+hex.EncodeToString(traceID[:]))).String()
+	return ids.Hashed(idSpace, traceName(runID, traceID))
 }
 
 // SpanUUID is the id of the span an OTel span becomes in run.
 func SpanUUID(runID string, traceID [16]byte, spanID [8]byte) string {
-	return uuid.NewSHA1(idSpace, []byte(runID+"/"+hex.EncodeToString(traceID[:])+"/"+hex.EncodeToString(spanID[:]))).String()
+	return ids.Hashed(idSpace, spanName(runID, traceID, spanID))
+}
+
+// LegacyTraceUUID is the version-5 id TraceUUID was before ids were UUID4.
+func LegacyTraceUUID(runID string, traceID [16]byte) string {
+	return uuid.NewSHA1(idSpace, []byte(traceName(runID, traceID))).String()
+}
+
+// LegacySpanUUID is the version-5 id SpanUUID was before ids were UUID4.
+func LegacySpanUUID(runID string, traceID [16]byte, spanID [8]byte) string {
+	return uuid.NewSHA1(idSpace, []byte(spanName(runID, traceID, spanID))).String()
+}
+
+// IDs maps the OTel ids of one run to record ids: TraceUUID and SpanUUID, or their former
+// version-5 forms for the traces stored under those.
+type IDs struct {
+	Run    string
+	Legacy map[[16]byte]bool // OTel trace ids whose trace is stored under its version-5 id
+}
+
+// Trace is the record id of OTel trace traceID.
+func (d IDs) Trace(traceID [16]byte) string {
+	if d.Legacy[traceID] {
+		return LegacyTraceUUID(d.Run, traceID)
+	}
+	return TraceUUID(d.Run, traceID)
+}
+
+// Span is the record id of OTel span spanID of trace traceID.
+func (d IDs) Span(traceID [16]byte, spanID [8]byte) string {
+	if d.Legacy[traceID] {
+		return LegacySpanUUID(d.Run, traceID, spanID)
+	}
+	return SpanUUID(d.Run, traceID, spanID)
 }
 
 // Mapped is one OTel span as a record: every span is a span of the trace (the root's
@@ -41,17 +90,20 @@ const (
 	maxMetadataValue = 1024
 )
 
-// Map maps one OTel span of resource res into run runID. The caller sets the run's
+// Map maps one OTel span of resource res into run runID, with the ids of a new trace.
+func Map(runID string, res []KeyValue, s *Span) Mapped { return IDs{Run: runID}.Map(res, s) }
+
+// Map maps one OTel span of resource res into the run of d. The caller sets the run's
 // project, organization and session, and the depth (which needs the parent).
-func Map(runID string, res []KeyValue, s *Span) Mapped {
+func (d IDs) Map(res []KeyValue, s *Span) Mapped {
 	a := spanAttrs(s)
 	used := map[string]bool{}
 	typ := spanType(a, used)
-	traceID := TraceUUID(runID, s.TraceID)
-	sp := store.Span{ID: SpanUUID(runID, s.TraceID, s.SpanID), TraceID: traceID, ParentID: traceID, RunID: runID,
+	traceID := d.Trace(s.TraceID)
+	sp := store.Span{ID: d.Span(s.TraceID, s.SpanID), TraceID: traceID, ParentID: traceID, RunID: d.Run,
 		Type: typ, Name: s.Name, CreatedAt: nanoTime(s.Start), IsComplete: true}
 	if !s.IsRoot() {
-		sp.ParentID = SpanUUID(runID, s.TraceID, s.ParentSpanID)
+		sp.ParentID = d.Span(s.TraceID, s.ParentSpanID)
 	}
 	if s.End >= s.Start && s.Start > 0 && s.End > 0 {
 		ms := float64(s.End-s.Start) / 1e6
