@@ -13,6 +13,7 @@
 #                                packages at a time unless TEST_PARALLEL says otherwise; after
 #                                go test's own lines, the packages and ten tests that took longest
 #   contractcover                every served operation's success held to the client contract
+#   idcheck                      every id the suite's checked successes answer is a UUID4
 #   schemathesis.sh ‖            OpenAPI-driven fuzzing of the local host, canary sweep of its log
 #   client-tier.sh ‖             the original's Python client (galileo 2.7.0) driven as a user would
 #   bench, fuzz                  every event once through BenchmarkEvents; each go fuzz target
@@ -156,6 +157,9 @@ export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_EC2_M
 # parses must have been checked (a filtered run, with arguments, cannot prove that).
 export CLIENT_CONTRACT_RECORD_DIR="$EMULATORS_RUN_DIR/client-contract"
 rm -rf "$CLIENT_CONTRACT_RECORD_DIR"
+# Likewise every id-named field of those successes that holds no UUID4 (shared/apitest/ids.go).
+export ID_RECORD_DIR="$EMULATORS_RUN_DIR/ids"
+rm -rf "$ID_RECORD_DIR"
 # go_test runs go test -json into $EMULATORS_RUN_DIR/go-test.json (kept when the run fails)
 # through testreport, which shows what plain go test shows (each package's closing ok/FAIL
 # line, the output of what failed) and then the packages and the ten tests that took longest.
@@ -174,8 +178,9 @@ go_test() {
 step "go test" go_test "$@" || finish
 if (($# == 0)); then
 	step "client contract" go run ./infra/contractcover -dir "$CLIENT_CONTRACT_RECORD_DIR" || finish
+	step "uuid4 ids" go run ./infra/idcheck -dir "$ID_RECORD_DIR" || finish
 fi
-unset CLIENT_CONTRACT_RECORD_DIR
+unset CLIENT_CONTRACT_RECORD_DIR ID_RECORD_DIR
 # The last tiers: schemathesis (a Python process driving the local host: about one core)
 # runs beside the ones that compute (bench, fuzz, the template checks' builds).
 # OpenAPI-driven fuzzing of the local host, then a canary sweep of its log.
