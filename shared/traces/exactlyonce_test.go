@@ -220,9 +220,15 @@ func opsOf(calls []storefault.Call) []storefault.Op {
 // are rebuilt; every trace must be counted once, and the answers must add up to the traces.
 func TestIngestConcurrentDuplicatesCountOnce(t *testing.T) {
 	testenv.EachTable(t, func(t *testing.T, tbl store.Table) {
+		// Each writer sends 2*each traces: 30 take two transactions, so a writer's later
+		// chunk can lose to a writer whose request overlaps its committed one; the embedded
+		// store takes more for free.
 		const writers = 4
 		each := 30
-		if strings.HasSuffix(t.Name(), "/moto") {
+		switch {
+		case strings.HasSuffix(t.Name(), "/DynamoDBLocal"):
+			each = 15
+		case strings.HasSuffix(t.Name(), "/moto"):
 			each = 10 // moto copies all its tables in every transaction
 		}
 		all := eoTraces(5, writers*each)
@@ -237,22 +243,36 @@ func TestIngestConcurrentDuplicatesCountOnce(t *testing.T) {
 		var wg sync.WaitGroup
 		wrote := make([]int, writers)
 		errs := make([]error, writers)
+		counted := storefault.New(tbl)
 		for w := range writers {
 			// writer w sends its own traces and those of the next writer
 			mine := append([]store.Trace(nil), all[w*each:(w+1)*each]...)
 			next := (w + 1) % writers
 			mine = append(mine, all[next*each:(next+1)*each]...)
-			wg.Go(func() { wrote[w], errs[w] = records.Ingest(ctx, tbl, run, mine, propStart) })
+			wg.Go(func() { wrote[w], errs[w] = records.Ingest(ctx, counted, run, mine, propStart) })
 		}
 		wg.Wait()
+		// The writers must have met: over an emulator a request takes round trips of
+		// milliseconds, so at least one transaction fails its conditions or conflicts and is
+		// rebuilt (the embedded store answers in microseconds and may let writers pass).
+		lost := 0
+		for _, c := range counted.Calls() {
+			if c.Op == storefault.OpTransact && c.Err != nil {
+				lost++
+			}
+		}
+		t.Logf("%d writers of %d traces: %d store calls, %d transactions lost and rebuilt", writers, 2*each, len(counted.Calls()), lost)
+		if lost == 0 && !strings.HasSuffix(t.Name(), "/embedded") {
+			t.Errorf("no transaction failed: the writers never met, so nothing was rebuilt")
+		}
 		total := 0
 		for w := range writers {
-			if errs[w] != nil && !errors.Is(errs[w], records.ErrBusy) {
+			if errs[w] != nil && !errors.Is(errs[w], records.ErrBusy) && !lockWaitTimedOut(errs[w]) {
 				t.Fatalf("writer %d: %v", w, errs[w])
 			}
 			total += wrote[w]
 		}
-		// a writer answered 503 after its attempts: its retry finishes its part
+		// a writer answered 503 (or 500) after its attempts: its retry finishes its part
 		for w := range writers {
 			if errs[w] != nil {
 				mine := append(append([]store.Trace(nil), all[w*each:(w+1)*each]...), all[((w+1)%writers)*each:((w+1)%writers+1)*each]...)
@@ -276,6 +296,14 @@ func TestIngestConcurrentDuplicatesCountOnce(t *testing.T) {
 			t.Errorf("concurrent ingestion differs from one ingestion: %s", diff)
 		}
 	})
+}
+
+// lockWaitTimedOut is DynamoDB Local's answer to a transaction that waited too long for
+// another's locks (a 500 that names itself an emulator limit: "This request will succeed in
+// actual DynamoDB API"). On a loaded machine concurrent writers meet it; the service answers
+// it as a server error, which the client retries, as it does a 503.
+func lockWaitTimedOut(err error) bool {
+	return strings.Contains(err.Error(), "too long waiting for a lock")
 }
 
 // TestIngestTraceWithMostTags: a trace with every group column set and the most tags a
