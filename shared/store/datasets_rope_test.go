@@ -283,12 +283,19 @@ func (w *segmentWrites) Transact(ctx context.Context, ops []store.Op) error {
 }
 
 // A locator that names the wrong slot (a write that failed after writing it) sends an edit
-// looking through every segment, which finds the row and repairs the locator.
+// looking through every segment, which finds the row and repairs the locator. The rows are
+// padded to 5 a segment: three segments, the row in the second, as 600 small rows made them
+// (each row is a locator item, which moto pays for).
 func TestDatasetStaleLocator(t *testing.T) {
+	pad := segmentPad(5)
 	eachTable(t, func(t *testing.T, tbl store.Table) {
 		ctx := t.Context()
-		d := newTestDataset(t, tbl, "org-s", "alice", 600)
-		row := readRows(t, tbl, d, 400, 401)[0]
+		d := newTestDatasetOf(t, tbl, "org-s", 15, func(i int) []any { return []any{pad, fmt.Sprintf("r%d", i)} })
+		_, st := current(t, tbl, "org-s", d.ID)
+		if len(st.Manifest) != 3 {
+			t.Fatalf("%d segments, want 3", len(st.Manifest))
+		}
+		row := readRows(t, tbl, d, 7, 8)[0]
 		k := store.Key{PK: store.DatasetKey(d.ID).PK, SK: "LOC#" + row.RowID}
 		if err := tbl.Put(ctx, store.Item{store.AttrPK: k.PK, store.AttrSK: k.SK, "s": "no-such-slot"}); err != nil {
 			t.Fatal(err)
@@ -306,6 +313,12 @@ func TestDatasetStaleLocator(t *testing.T) {
 			t.Errorf("an unknown row: %v", err)
 		}
 	})
+}
+
+// segmentPad is a value that makes a row of two columns (it and a short one) fill a dataset
+// segment at perSegment rows: tests cross segments with few rows, hence few locator items.
+func segmentPad(perSegment int) string {
+	return strings.Repeat("x", store.SegmentBytes/perSegment-store.SegmentRowOverhead-64)
 }
 
 // rowText is a row's values joined by spaces.
