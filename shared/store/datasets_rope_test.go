@@ -155,15 +155,18 @@ func TestDatasetEditRefusals(t *testing.T) {
 // number of segments, not of rows. It used to take 12,000 small rows (250 to a segment),
 // which cost moto 560 s: moto copies the whole table once per action of a transaction and
 // encodes every nested value of a response one by one, so its cost grows with the items and
-// values a test leaves in the table, not with their bytes.
+// values a test leaves in the table, not with their bytes. Then 25 rows to a segment (1,100
+// rows, moto 91 s); now 3: still several rows to a segment, and still more locators (132)
+// than one transaction holds, so that the create and the rollback both write their content
+// in batches before their transaction (counted below).
 func TestLargeDatasetRollbackAndCopy(t *testing.T) {
 	const (
-		perSegment = 25
+		perSegment = 3
 		segments   = store.InlineManifest + 4
 		n          = segments * perSegment
 		mid        = n / 2
 	)
-	// A row of this many bytes fills a segment at perSegment rows: a 26th would overflow it.
+	// A row of this many bytes fills a segment at perSegment rows: one more would overflow it.
 	pad := strings.Repeat("x", store.SegmentBytes/perSegment-store.SegmentRowOverhead-64)
 	values := func(i int) []any { return []any{pad, fmt.Sprintf("r%d", i)} }
 	eachTable(t, func(t *testing.T, tbl store.Table) {
@@ -204,9 +207,13 @@ func TestLargeDatasetRollbackAndCopy(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d3, err := store.ReplaceDatasetContent(ctx, tbl, "org-big", d.ID, 2, v1, "carol", datasetT0)
+		counted.Reset()
+		d3, err := store.ReplaceDatasetContent(ctx, counted, "org-big", d.ID, 2, v1, "carol", datasetT0)
 		if err != nil || d3.Version != 3 || d3.RowCount != n {
 			t.Fatalf("rollback: version %d, %d rows, %v", d3.Version, d3.RowCount, err)
+		}
+		if c := counted.Snapshot(); c.Calls["Transact"] != 1 || c.Calls["BatchWrite"] == 0 {
+			t.Errorf("rollback: %s; want the locators batch-written before one transaction (they outgrow one)", c)
 		}
 		if r := readRows(t, tbl, d3, mid+1, mid+2); r[0].Values[1] != fmt.Sprintf("r%d", mid+1) {
 			t.Errorf("rolled back row: %v", r[0].Values[1])
@@ -276,12 +283,19 @@ func (w *segmentWrites) Transact(ctx context.Context, ops []store.Op) error {
 }
 
 // A locator that names the wrong slot (a write that failed after writing it) sends an edit
-// looking through every segment, which finds the row and repairs the locator.
+// looking through every segment, which finds the row and repairs the locator. The rows are
+// padded to 5 a segment: three segments, the row in the second, as 600 small rows made them
+// (each row is a locator item, which moto pays for).
 func TestDatasetStaleLocator(t *testing.T) {
+	pad := segmentPad(5)
 	eachTable(t, func(t *testing.T, tbl store.Table) {
 		ctx := t.Context()
-		d := newTestDataset(t, tbl, "org-s", "alice", 600)
-		row := readRows(t, tbl, d, 400, 401)[0]
+		d := newTestDatasetOf(t, tbl, "org-s", 15, func(i int) []any { return []any{pad, fmt.Sprintf("r%d", i)} })
+		_, st := current(t, tbl, "org-s", d.ID)
+		if len(st.Manifest) != 3 {
+			t.Fatalf("%d segments, want 3", len(st.Manifest))
+		}
+		row := readRows(t, tbl, d, 7, 8)[0]
 		k := store.Key{PK: store.DatasetKey(d.ID).PK, SK: "LOC#" + row.RowID}
 		if err := tbl.Put(ctx, store.Item{store.AttrPK: k.PK, store.AttrSK: k.SK, "s": "no-such-slot"}); err != nil {
 			t.Fatal(err)
@@ -299,6 +313,12 @@ func TestDatasetStaleLocator(t *testing.T) {
 			t.Errorf("an unknown row: %v", err)
 		}
 	})
+}
+
+// segmentPad is a value that makes a row of two columns (it and a short one) fill a dataset
+// segment at perSegment rows: tests cross segments with few rows, hence few locator items.
+func segmentPad(perSegment int) string {
+	return strings.Repeat("x", store.SegmentBytes/perSegment-store.SegmentRowOverhead-64)
 }
 
 // rowText is a row's values joined by spaces.

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -11,9 +12,12 @@ import (
 // Reading a version again takes its segments from the cache: the same rows, no segment read;
 // what a reader does to the values it was given does not reach the next reader; a new
 // version reads the one segment its edit wrote and the old version still reads as it was.
+// Rows are padded to 5 a segment: 7 rows make the two segments (5 and 2) that 300 small rows
+// made (250 and 50), at a locator item a row.
 func TestContentRowsCachedSegments(t *testing.T) {
+	pad := segmentPad(5)
 	eachTable(t, func(t *testing.T, tbl store.Table) {
-		d := newTestDataset(t, tbl, "org-sc", "alice", 300) // two segments: 250 and 50 rows
+		d := newTestDatasetOf(t, tbl, "org-sc", 7, func(i int) []any { return []any{int64(i), fmt.Sprintf("r%d", i) + pad} })
 		counted := storecount.New(tbl)
 		cache := store.NewSegmentCache(store.DefaultSegmentCacheBytes)
 		cachedContentOf := func(st store.ContentState) []string {
@@ -28,6 +32,9 @@ func TestContentRowsCachedSegments(t *testing.T) {
 			return out
 		}
 		_, v1 := current(t, tbl, "org-sc", d.ID)
+		if len(v1.Manifest) != 2 {
+			t.Fatalf("%d segments, want 2", len(v1.Manifest))
+		}
 		batchGets := func(read func()) int {
 			t.Helper()
 			counted.Reset()
@@ -39,10 +46,10 @@ func TestContentRowsCachedSegments(t *testing.T) {
 		if n := batchGets(func() { first = cachedContentOf(v1) }); n != 1 {
 			t.Errorf("first read: %d batch reads, want 1", n)
 		}
-		if len(first) != 300 || first[7] != "7 r7" {
-			t.Fatalf("first read: %d rows, row 7 %q", len(first), first[7])
+		if len(first) != 7 || first[6] != "6 r6"+pad {
+			t.Fatalf("first read: %d rows, row 6 %.10q", len(first), first[6])
 		}
-		for r, err := range cache.ContentRows(t.Context(), counted, v1, 0, 300) {
+		for r, err := range cache.ContentRows(t.Context(), counted, v1, 0, 7) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,14 +60,14 @@ func TestContentRowsCachedSegments(t *testing.T) {
 			t.Errorf("second read: %d batch reads, want 0 (cached)", n)
 		}
 		if !slices.Equal(again, first) {
-			t.Errorf("second read differs from the first: %v", again[:3])
+			t.Errorf("second read differs from the first: %.10q", again)
 		}
 
 		if n := batchGets(func() { contentOf(t, counted, v1) }); n != 1 {
 			t.Errorf("uncached read: %d batch reads, want 1", n)
 		}
 
-		rows := readRows(t, tbl, d, 7, 8)
+		rows := readRows(t, tbl, d, 6, 7)
 		if _, err := store.UpdateDatasetRows(t.Context(), tbl, "org-sc", d.ID, 0,
 			[]store.DatasetRowEdit{{RowID: rows[0].RowID, Values: map[int]any{1: "edited"}}}, "bob", datasetT0); err != nil {
 			t.Fatal(err)
@@ -71,12 +78,12 @@ func TestContentRowsCachedSegments(t *testing.T) {
 			t.Errorf("read of the new version: %d batch reads, want 1 (its new segment)", n)
 		}
 		want := slices.Clone(first)
-		want[7] = "7 edited"
+		want[6] = "6 edited"
 		if !slices.Equal(edited, want) {
-			t.Errorf("new version: row 7 %q, want %q", edited[7], want[7])
+			t.Errorf("new version: rows %.10q, want %.10q", edited, want)
 		}
 		if old := cachedContentOf(v1); !slices.Equal(old, first) {
-			t.Errorf("old version: row 7 %q, want %q", old[7], first[7])
+			t.Errorf("old version: rows %.10q, want %.10q", old, first)
 		}
 	})
 }

@@ -3,6 +3,7 @@ package store_test
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -274,19 +275,38 @@ func TestDeletedDatasetID(t *testing.T) {
 
 // TestDeleteHundredDatasets deletes the most datasets one call takes, in one transaction,
 // and refuses one more before any round trip.
+//
+// One dataset is created through CreateDataset; the other 99 are copies of its META item
+// (all DeleteDatasets reads or deletes), batch-written: a hundred CreateDataset
+// transactions cost moto two minutes and prove nothing more here.
 func TestDeleteHundredDatasets(t *testing.T) {
 	eachTable(t, func(t *testing.T, tbl store.Table) {
-		var ids []string
-		for range store.MaxTransactItems {
-			ids = append(ids, newTestDataset(t, tbl, "org-h", "alice", 0).ID)
+		ctx := t.Context()
+		first := newTestDataset(t, tbl, "org-h", "alice", 0).ID
+		meta, err := tbl.Get(ctx, store.DatasetKey(first), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, keys := []string{first}, []store.Key{store.DatasetKey(first)}
+		var copies []store.Item
+		for len(ids) < store.MaxTransactItems {
+			id := uuid.NewString()
+			copies = append(copies, withDatasetID(meta, first, id))
+			ids, keys = append(ids, id), append(keys, store.DatasetKey(id))
+		}
+		if err := tbl.BatchWrite(ctx, copies, nil); err != nil {
+			t.Fatal(err)
 		}
 		counted := storecount.New(tbl)
-		deleted, err := store.DeleteDatasets(t.Context(), counted, "org-h", ids)
+		deleted, err := store.DeleteDatasets(ctx, counted, "org-h", ids)
 		if err != nil || len(deleted) != len(ids) {
 			t.Fatalf("deleted %d of %d: %v", len(deleted), len(ids), err)
 		}
 		if c := counted.Snapshot(); c.Calls["Transact"] != 1 || c.Total != 1 {
 			t.Errorf("deleting %d datasets: %s; want one transaction", len(ids), c)
+		}
+		if left, err := tbl.BatchGet(ctx, keys, true); err != nil || len(left) != 0 {
+			t.Errorf("after the delete %d of %d datasets are left: %v", len(left), len(keys), err)
 		}
 		counted.Reset()
 		if _, err := store.DeleteDatasets(t.Context(), counted, "org-h", append(ids, "one-more")); !errors.Is(err, store.ErrInvalid) {
@@ -296,4 +316,17 @@ func TestDeleteHundredDatasets(t *testing.T) {
 			t.Errorf("101 datasets: %s; want no call", c)
 		}
 	})
+}
+
+// withDatasetID is a copy of a dataset's META item (of dataset from) as the META of dataset
+// to: every string naming from (keys, id, index keys) names to instead.
+func withDatasetID(meta store.Item, from, to string) store.Item {
+	out := make(store.Item, len(meta))
+	for k, v := range meta {
+		if s, ok := v.(string); ok {
+			v = strings.ReplaceAll(s, from, to)
+		}
+		out[k] = v
+	}
+	return out
 }
