@@ -77,11 +77,17 @@ func TestRoundTripBudgets(t *testing.T) {
 	}
 	wg.Wait()
 	// A call that starts late on a loaded machine can open a wave of its own, which only
-	// ever adds depth: an event over its depth budget is measured again, alone, and keeps
-	// the lower depth. The calls are counted the same either way.
+	// ever adds depth (a handler's concurrent reads, started by goroutines the machine is
+	// slow to schedule, land one after the other): an event over its depth budget is
+	// measured again, alone, up to three times, and keeps the lowest depth. The calls are
+	// counted the same either way.
 	for i, ev := range evs {
-		r := results[i]
-		if b, ok := budgets[ev.rel]; ok && r.err == nil && r.problem == "" && r.m.counts.Depth > b.Depth {
+		b, ok := budgets[ev.rel]
+		for range 3 {
+			r := results[i]
+			if !ok || r.err != nil || r.problem != "" || r.m.counts.Depth <= b.Depth {
+				break
+			}
 			if again := measureRoundTrips(ev); again.err == nil && again.problem == "" && again.m.counts.Depth < r.m.counts.Depth {
 				results[i] = again
 			}
