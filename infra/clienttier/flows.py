@@ -119,6 +119,29 @@ def custom_metric(run: Run) -> None:
     settings = run.api.get(f"/v2/projects/{p.id}/log_streams/{ls.id}/metric_settings")
     check(any(s.get("name") == name or s.get("id") == scorers[0]["id"] for s in settings.get("scorers", [])),
           f"enable_metrics by name: the log stream's metric settings lack {name}")
+    # The client reads them back through its own route (GET .../runs/{run_id}/scorer-settings).
+    from galileo.log_stream import LogStream
+
+    enabled = LogStream.get(name=ls.name, project_name=p.name).get_metrics()
+    check(name in enabled, f"LogStream.get_metrics() gives {enabled}, want {name} in it")
+    # The metric enabled by name judges the log stream's new records (an llm span here, the
+    # node type the client's custom LLM metrics score), its value rolled up to the trace.
+    from galileo.logger import GalileoLogger
+
+    lg = GalileoLogger(project=p.name, log_stream=ls.name)
+    trace = lg.start_trace(input="Which country has Oslo as its capital?", name="metric check")
+    lg.add_llm_span(input="Which country has Oslo as its capital?", output="Norway", model=MODEL, name="answer")
+    lg.conclude(output="Norway")
+    lg.flush()
+    run.quiet("flush")
+
+    def judged() -> bool:
+        t = _trace(run.api, p.id, str(trace.id)) or {}
+        state = ((t.get("metric_info") or {}).get(name) or {}).get("status_type")
+        check(state not in ("error", "failed"), f"the metric {name} on the log stream's trace: {state}")
+        return state == "success"
+
+    run.api.wait(f"the metric {name} on the log stream's new trace", judged, 60)
     run.made["metric"] = name
 
 
@@ -132,7 +155,8 @@ def prompt_experiment(run: Run) -> None:
     run.api.wait("the experiment's three rows", lambda: len(run.api.records(p.id, "traces", experiment_id=exp.id)) == 3, 60)
     for capital in ("Paris", "Rome", "Lima"):
         check(run.stub.seen(f"Which country has {capital} as its capital?"), f"the stub never got the rendered row {capital!r}")
-    got = run.api.get(f"/v2/projects/{p.id}/experiments/{exp.id}")
+    # The service serves no read of one experiment (the specification lists none): the list.
+    got = next((e for e in run.api.get(f"/v2/projects/{p.id}/experiments") if e.get("id") == exp.id), {})
     check(got.get("prompt_model") == MODEL, f"the experiment's model reads back as {got.get('prompt_model')!r}")
 
     # The metric named by the client judged every row (through the stub, as a judge).

@@ -273,6 +273,45 @@ var matrix = map[string]entry{
 		),
 		write: func(a *tenant) req { return req{metricSettings(a.ProjectID, a.LogStreamID), `{"scorers":[]}`} },
 	},
+	"GET /v2/projects/{project_id}/runs/{run_id}/scorer-settings": {
+		cross: x(
+			func(a, b *tenant) req { return req{scorerSettings(b.ProjectID, b.LogStreamID), ""} },
+			func(a, b *tenant) req { return req{scorerSettings(a.ProjectID, b.LogStreamID), ""} },
+			func(a, b *tenant) req { return req{scorerSettings(a.ProjectID, b.ExperimentID), ""} },
+		),
+	},
+	"PATCH /v2/projects/{project_id}/runs/{run_id}/scorer-settings": {
+		cross: x(
+			func(a, b *tenant) req {
+				return req{scorerSettings(b.ProjectID, b.LogStreamID), scorerSettingsBody(b.LogStreamID, "")}
+			},
+			func(a, b *tenant) req {
+				return req{scorerSettings(a.ProjectID, b.ExperimentID), scorerSettingsBody(b.ExperimentID, "")}
+			},
+			func(a, b *tenant) req {
+				return req{scorerSettings(a.ProjectID, a.LogStreamID), scorerSettingsBody(a.LogStreamID, b.ScorerID)}
+			},
+		),
+		write: func(a *tenant) req {
+			return req{scorerSettings(a.ProjectID, a.LogStreamID), scorerSettingsBody(a.LogStreamID, "")}
+		},
+	},
+	"POST /v2/projects/{project_id}/runs/{run_id}/scorer-settings": {
+		cross: x(
+			func(a, b *tenant) req {
+				return req{scorerSettings(b.ProjectID, b.LogStreamID), scorerSettingsBody(b.LogStreamID, "")}
+			},
+			func(a, b *tenant) req {
+				return req{scorerSettings(a.ProjectID, b.ExperimentID), scorerSettingsBody(b.ExperimentID, "")}
+			},
+			func(a, b *tenant) req {
+				return req{scorerSettings(a.ProjectID, a.LogStreamID), scorerSettingsBody(a.LogStreamID, b.ScorerID)}
+			},
+		),
+		write: func(a *tenant) req {
+			return req{scorerSettings(a.ProjectID, a.LogStreamID), scorerSettingsBody(a.LogStreamID, "")}
+		},
+	},
 	"POST /v2/projects/{project_id}/metrics/search": {
 		cross: x(
 			func(a, b *tenant) req {
@@ -685,6 +724,19 @@ func evaluateBody(scorerID string) string {
 
 func metricSettings(projectID, logStreamID string) string {
 	return "/v2/projects/" + projectID + "/log_streams/" + logStreamID + "/metric_settings"
+}
+
+func scorerSettings(projectID, runID string) string {
+	return "/v2/projects/" + projectID + "/runs/" + runID + "/scorer-settings"
+}
+
+// scorerSettingsBody is the client's RunScorerSettingsPatchRequest, enabling scorerID (none
+// when empty).
+func scorerSettingsBody(runID, scorerID string) string {
+	if scorerID == "" {
+		return fmt.Sprintf(`{"run_id":%q,"scorers":[]}`, runID)
+	}
+	return fmt.Sprintf(`{"run_id":%q,"scorers":[{"id":%q}]}`, runID, scorerID)
 }
 
 // recordQuery probes a record query of B's log stream, in B's project and in A's; extra

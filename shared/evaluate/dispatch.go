@@ -242,7 +242,17 @@ func Plan(run *store.Run, tr *store.Trace) DispatchPlan { return PlanPaced(run, 
 // sampled at any higher one. A trace sampled at the segment's rate but not at the paced rate
 // is marked skipped with the reason "budget" (an evaluate job may score it later).
 func PlanPaced(run *store.Run, tr *store.Trace, pace func(scorerID string) float64) DispatchPlan {
+	if run.Kind == store.RunExperiment && !tr.HasChildren && tr.NumSpans == 0 {
+		return plan(run, tr, pace, rowLevel)
+	}
 	return plan(run, tr, pace, traceLevel)
+}
+
+// rowLevel: an experiment's row is one model call, recorded as a trace without spans, so a
+// scorer of llm spans (the original's clients create custom LLM metrics so) judges the row's
+// trace: otherwise an experiment run with such a metric would never be scored.
+func rowLevel(sc store.ScorerConfig) bool {
+	return traceLevel(sc) || slices.Contains(sc.ScoreableNodeTypes, "llm")
 }
 
 // plan is PlanPaced and SpanPlanPaced: every scorer of run's settings that applies is

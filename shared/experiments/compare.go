@@ -146,7 +146,7 @@ func (h *handlers) comparison(ctx context.Context, exps []store.Experiment, star
 	metricSet := map[string]bool{}
 	for i, e := range exps {
 		sum := sums[e.ID]
-		ce := compareExperiment{ID: e.ID, Name: e.Name, DatasetVersionIndex: e.Dataset.VersionIndex, PromptModel: e.PromptModel,
+		ce := compareExperiment{ID: e.ID, Name: e.Name, DatasetVersionIndex: e.Dataset.VersionIndex, PromptModel: promptModel(e),
 			NumTraces: sum.NumTraces, AggregateMetrics: map[string]any{}, StructuredAggregateMetrics: map[string]metricAggregates{},
 			RankingScore: ranks[e.ID].score, Rank: ranks[e.ID].rank, Winner: ranks[e.ID].winner}
 		for name, st := range sum.Metrics {

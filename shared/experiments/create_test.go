@@ -170,6 +170,10 @@ func TestCreateExperimentClientFields(t *testing.T) {
 		c1["experiment_group_id"] != store.DerivedID(pid, "experiment group", "nightly") {
 		t.Errorf("c1 as listed: %v", c1)
 	}
+	// The model the client names in prompt_settings.model_alias is the experiment's model.
+	if c1["prompt_model"] != "m" || c2["prompt_model"] != nil {
+		t.Errorf("prompt_model as listed: c1 %v, c2 %v", c1["prompt_model"], c2["prompt_model"])
+	}
 	if c2["experiment_group_id"] != "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f" || c2["experiment_group_name"] != "g" {
 		t.Errorf("c2 as listed: %v", c2)
 	}

@@ -112,7 +112,7 @@ func experimentOut(e store.Experiment, sum store.RunSummary, creator *store.User
 	out := experimentResponse{
 		ID: e.ID, ProjectID: e.ProjectID, TaskType: e.TaskType, CreatedAt: e.CreatedAt, UpdatedAt: &updated,
 		Name: e.Name, CreatedBy: strPtr(e.CreatedBy), Dataset: e.Dataset, Playground: e.Playground,
-		PromptModel: e.PromptModel, Prompt: e.Prompt, PromptRunSettings: runSettingsOut(e.PromptRunSettings),
+		PromptModel: promptModel(e), Prompt: e.Prompt, PromptRunSettings: runSettingsOut(e.PromptRunSettings),
 		AggregateMetrics: map[string]any{}, StructuredAggregateMetrics: map[string]metricAggregates{},
 		AggregateFeedback: map[string]any{}, RatingAggregates: map[string]any{},
 		RankingScore: r.score, Rank: r.rank, Winner: r.winner, Tags: tagsOut(e),
@@ -205,4 +205,14 @@ func strPtr(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// promptModel is the experiment's model as its responses show it: prompt_model, else the run
+// settings' model_alias, where the original's clients name it (exprun.PromptModel, the model
+// its rows run with); nil when neither names one.
+func promptModel(e store.Experiment) *string {
+	if m := exprun.PromptModel(e); m != "" {
+		return &m
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 // Package projects serves projects (create, read with their creator and runs, list, look up
 // by name, search a page at a time, delete), their log streams (create, list, search, read,
-// rename, delete) and the metric settings of a log stream (operation 9 and its PATCH).
+// rename, delete), the metric settings of a log stream (operation 9 and its PATCH) and the
+// same settings of any run as the original's scorer-settings routes.
 package projects
 
 import (
@@ -40,6 +41,9 @@ func Register(rt *httpapi.Router, d Deps) {
 	rt.Handle("DELETE /v2/projects/{project_id}/log_streams/{log_stream_id}", h.deleteLogStream, d.Authenticate)
 	rt.Handle("GET /v2/projects/{project_id}/log_streams/{log_stream_id}/metric_settings", h.getMetricSettings, d.Authenticate)
 	rt.Handle("PATCH /v2/projects/{project_id}/log_streams/{log_stream_id}/metric_settings", h.patchMetricSettings, d.Authenticate)
+	rt.Handle("GET /v2/projects/{project_id}/runs/{run_id}/scorer-settings", h.getScorerSettings, d.Authenticate)
+	rt.Handle("POST /v2/projects/{project_id}/runs/{run_id}/scorer-settings", h.upsertScorerSettings, d.Authenticate)
+	rt.Handle("PATCH /v2/projects/{project_id}/runs/{run_id}/scorer-settings", h.upsertScorerSettings, d.Authenticate)
 	rt.Handle("POST /v2/projects/{project_id}/log_streams/{log_stream_id}/evaluate", h.evaluate, d.Authenticate)
 	rt.Handle("GET /v2/projects/{project_id}/log_streams/{log_stream_id}/evaluate/{job_id}", h.getEvaluateJob, d.Authenticate)
 }

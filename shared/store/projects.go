@@ -286,6 +286,30 @@ type SettingsChange struct {
 // ChangeMetricSettings applies c by user by (when not empty) in one conditional update and
 // returns the settings as stored afterwards.
 func ChangeMetricSettings(ctx context.Context, t Table, ls LogStream, by string, c SettingsChange, now time.Time) (MetricSettings, error) {
+	s, err := changeSettings(ctx, t, logStreamKey(ls.ProjectID, ls.ID), by, c, now)
+	if err != nil {
+		return MetricSettings{}, fmt.Errorf("set metric settings of log stream %s: %w", ls.ID, err)
+	}
+	return s, nil
+}
+
+// ChangeRunSettings is ChangeMetricSettings for a run of either kind (GetRun): a log
+// stream's and an experiment's settings are the same attributes of their records, which the
+// judges read the same way.
+func ChangeRunSettings(ctx context.Context, t Table, r Run, by string, c SettingsChange, now time.Time) (MetricSettings, error) {
+	k := logStreamKey(r.ProjectID, r.ID)
+	if r.Kind == RunExperiment {
+		k = ExperimentKey(r.ProjectID, r.ID)
+	}
+	s, err := changeSettings(ctx, t, k, by, c, now)
+	if err != nil {
+		return MetricSettings{}, fmt.Errorf("set metric settings of run %s: %w", r.ID, err)
+	}
+	return s, nil
+}
+
+// changeSettings applies c to the record at k, which must exist (ErrNotFound otherwise).
+func changeSettings(ctx context.Context, t Table, k Key, by string, c SettingsChange, now time.Time) (MetricSettings, error) {
 	var patch struct {
 		Scorers        *[]ScorerConfig  `json:"scorers,omitempty"`
 		SegmentFilters *[]SegmentFilter `json:"segment_filters,omitempty"`
@@ -305,18 +329,18 @@ func ChangeMetricSettings(ctx context.Context, t Table, ls LogStream, by string,
 	if err != nil {
 		return MetricSettings{}, err
 	}
-	it, err := t.Update(ctx, Update{Key: logStreamKey(ls.ProjectID, ls.ID), Set: set, Remove: remove, Conds: []Cond{Exists()}})
+	it, err := t.Update(ctx, Update{Key: k, Set: set, Remove: remove, Conds: []Cond{Exists()}})
 	if errors.Is(err, ErrConditionFailed) {
 		err = ErrNotFound
 	}
 	if err != nil {
-		return MetricSettings{}, fmt.Errorf("set metric settings of log stream %s: %w", ls.ID, err)
+		return MetricSettings{}, err
 	}
-	var after LogStream
+	var after MetricSettings
 	if err := Unmarshal(it, &after); err != nil {
 		return MetricSettings{}, err
 	}
-	return after.MetricSettings, nil
+	return after, nil
 }
 
 // filledPrefix starts the attribute that marks a column of a run as holding a value.

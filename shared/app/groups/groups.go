@@ -37,7 +37,7 @@ func All() []app.Group {
 		{Name: "integrations", Register: Integrations, Roots: []string{"/integrations"}},
 		{Name: "datasets", Register: Datasets, Roots: []string{"/datasets"}},
 		{Name: "scorers", Register: Scorers, Roots: []string{"/scorers"}},
-		{Name: "projects", Register: Projects, Roots: []string{"/projects"}},
+		{Name: "projects", Register: Projects, Roots: []string{"/projects", "/projects/{project_id}/runs/{run_id}/scorer-settings"}},
 		{Name: "traces", Register: Traces, Roots: []string{"/projects/{project_id}/traces",
 			"/projects/{project_id}/metrics", "/projects/{project_id}/spans", "/projects/{project_id}/sessions",
 			"/projects/{project_id}/export_records"}},
