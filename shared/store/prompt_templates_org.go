@@ -108,9 +108,10 @@ func RenamePromptTemplate(ctx context.Context, t Table, p PromptTemplate, name s
 }
 
 // DeletePromptTemplate deletes p with its name claim and home record in one transaction
-// (ErrNotFound when it is gone already), then its versions and collaborators. Those are
-// reached only through the template, so a purge that fails after the transaction (its error
-// is returned) leaves items no route reads, not a half-deleted template.
+// (ErrNotFound when it is gone already): from then on no route finds it. Its versions and
+// collaborators are removed by the stream consumer when the table's stream reports the
+// template record's removal (PurgePromptTemplate), so that the request's cost does not grow
+// with them and no failure can leave them behind for good.
 func DeletePromptTemplate(ctx context.Context, t Table, p PromptTemplate) error {
 	k := promptTemplateKey(p.OrgID, p.ProjectID, p.ID)
 	err := t.Transact(ctx, []Op{
@@ -124,22 +125,6 @@ func DeletePromptTemplate(ctx context.Context, t Table, p PromptTemplate) error 
 	}
 	if err != nil {
 		return fmt.Errorf("delete prompt template %s: %w", p.ID, err)
-	}
-	return purgePromptTemplate(ctx, t, p.ID)
-}
-
-// purgePromptTemplate deletes what is left in a deleted template's partition.
-func purgePromptTemplate(ctx context.Context, t Table, id string) error {
-	items, err := queryAllStored(ctx, t, Query{PK: "PTEMPLATE#" + id})
-	if err != nil {
-		return fmt.Errorf("purge prompt template %s: %w", id, err)
-	}
-	keys := make([]Key, len(items))
-	for i, it := range items {
-		keys[i] = it.Key()
-	}
-	if err := t.BatchWrite(ctx, nil, keys); err != nil {
-		return fmt.Errorf("purge prompt template %s: %w", id, err)
 	}
 	return nil
 }
