@@ -6,7 +6,9 @@
 // project's log streams, experiments, names and signals configurations; a run's traces,
 // roll-ups and summaries (the removal of each run of a deleted project is itself reported);
 // a trace's spans and the large contents of both (the removal of each trace of a purged
-// run is itself reported).
+// run is itself reported); a prompt template's home record, versions and collaborators
+// (deleting a template removes its record, name and home record; a purged project's
+// templates follow the same path).
 //
 // The Worker is a handler of the stream consumer (shared/stream), which runs it in the cloud
 // (functions/stream) and in the local host. Purging is idempotent: a record delivered
@@ -29,8 +31,8 @@ type job struct {
 	run      func(ctx context.Context, t store.Table) (int, error)
 }
 
-// jobOf returns the purge r asks for: r reports the removal of a dataset, a project, a run
-// or a trace.
+// jobOf returns the purge r asks for: r reports the removal of a dataset, a project, a run,
+// a trace or a prompt template.
 func (w *Worker) jobOf(r stream.Record) (job, bool) {
 	if r.New != nil {
 		return job{}, false
@@ -47,6 +49,9 @@ func (w *Worker) jobOf(r stream.Record) (job, bool) {
 	if pid, id, ok := store.DeletedRunID(r.Old); ok {
 		return job{"run", id, func(ctx context.Context, t store.Table) (int, error) { return store.PurgeRun(ctx, t, pid, id) }}, true
 	}
+	if k, id, ok := store.DeletedPromptTemplate(r.Old); ok {
+		return job{"prompt_template", id, func(ctx context.Context, t store.Table) (int, error) { return store.PurgePromptTemplate(ctx, t, k) }}, true
+	}
 	return job{}, false
 }
 
@@ -56,7 +61,7 @@ func (w *Worker) Accepts(r stream.Record) bool {
 	return ok
 }
 
-// Worker purges deleted datasets, projects, runs and traces.
+// Worker purges deleted datasets, projects, runs, traces and prompt templates.
 type Worker struct {
 	table    store.Table
 	log      *slog.Logger

@@ -108,38 +108,38 @@ func RenamePromptTemplate(ctx context.Context, t Table, p PromptTemplate, name s
 }
 
 // DeletePromptTemplate deletes p with its name claim and home record in one transaction
-// (ErrNotFound when it is gone already), then its versions and collaborators. Those are
-// reached only through the template, so a purge that fails after the transaction (its error
-// is returned) leaves items no route reads, not a half-deleted template.
+// (ErrNotFound when it is gone already): from then on no route finds it. Its versions and
+// collaborators are removed by the stream consumer when the table's stream reports the
+// template record's removal (PurgePromptTemplate), so that the request's cost does not grow
+// with them and no failure can leave them behind for good.
+//
+// The record is deleted on the condition that its name is still p's: a rename since p was
+// read moved the name claim, and deleting the claim of the old name would leave the new
+// one taken for good. The template is then read again and the delete tried with its name.
 func DeletePromptTemplate(ctx context.Context, t Table, p PromptTemplate) error {
-	k := promptTemplateKey(p.OrgID, p.ProjectID, p.ID)
-	err := t.Transact(ctx, []Op{
-		DeleteOp(k, Exists()),
-		DeleteOp(nameClaim(k.PK, "TEMPLATE", p.Name, k).Key()),
-		DeleteOp(promptTemplateHomeKey(p.ID)),
-	})
-	var tx *TxCanceledError
-	if errors.As(err, &tx) && tx.Failed() == 0 {
-		return fmt.Errorf("delete prompt template %s: %w", p.ID, ErrNotFound)
+	for range deleteTemplateAttempts {
+		k := promptTemplateKey(p.OrgID, p.ProjectID, p.ID)
+		err := t.Transact(ctx, []Op{
+			DeleteOp(k, Equals("name", p.Name)),
+			DeleteOp(nameClaim(k.PK, "TEMPLATE", p.Name, k).Key()),
+			DeleteOp(promptTemplateHomeKey(p.ID)),
+		})
+		var tx *TxCanceledError
+		if errors.As(err, &tx) && tx.Failed() == 0 {
+			// Gone, or renamed: read it again.
+			if p, err = GetPromptTemplate(ctx, t, p.OrgID, p.ProjectID, p.ID); err != nil {
+				return fmt.Errorf("delete prompt template: %w", err)
+			}
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("delete prompt template %s: %w", p.ID, err)
+		}
+		return nil
 	}
-	if err != nil {
-		return fmt.Errorf("delete prompt template %s: %w", p.ID, err)
-	}
-	return purgePromptTemplate(ctx, t, p.ID)
+	return fmt.Errorf("delete prompt template %s: renamed meanwhile: %w", p.ID, ErrConflict)
 }
 
-// purgePromptTemplate deletes what is left in a deleted template's partition.
-func purgePromptTemplate(ctx context.Context, t Table, id string) error {
-	items, err := queryAllStored(ctx, t, Query{PK: "PTEMPLATE#" + id})
-	if err != nil {
-		return fmt.Errorf("purge prompt template %s: %w", id, err)
-	}
-	keys := make([]Key, len(items))
-	for i, it := range items {
-		keys[i] = it.Key()
-	}
-	if err := t.BatchWrite(ctx, nil, keys); err != nil {
-		return fmt.Errorf("purge prompt template %s: %w", id, err)
-	}
-	return nil
-}
+// deleteTemplateAttempts bounds the deletes of a template renamed between each read and its
+// delete.
+const deleteTemplateAttempts = 3
