@@ -100,22 +100,16 @@ func (h *handlers) createJob(w http.ResponseWriter, r *http.Request) error {
 	if req.scorersSent {
 		e.Scorers = req.scorers
 	}
+	// The run sent is stored by the start's transaction, with the job: a start refused (a
+	// job still running, no queue, a plan the dataset cannot fill) leaves the experiment as
+	// it was, and an edit made since the read above refuses the start (409).
+	readAt := e.UpdatedAt
 	e.Trigger, e.UpdatedAt = true, h.Stamp()
 	if err := h.resolvePrompt(ctx, &e, nil); err != nil {
 		return err
 	}
-	var p *exprun.Problem
-	if _, _, err := exprun.Plan(ctx, h.Table, e, e.PromptMessages); errors.As(err, &p) {
-		return validate.Single(validate.ValueError(p.Loc, nil, p.Msg))
-	} else if err != nil {
-		return err
-	}
-	if err := store.SetExperimentRun(ctx, h.Table, e); errors.Is(err, store.ErrConditionFailed) {
-		return httpapi.NotFound("Experiment")
-	} else if err != nil {
-		return err
-	}
-	j, err := h.startJob(ctx, c, e, 0)
+	j, err := h.startRequest(ctx, exprun.StartRequest{UserID: c.UserID, Experiment: e, Messages: e.PromptMessages,
+		SetRun: true, ReadAt: readAt})
 	if err != nil {
 		return err
 	}

@@ -100,16 +100,26 @@ func (h *handlers) experiment(ctx context.Context, c auth.Caller, ref experiment
 
 // startJob starts a job of e and maps the runner's refusals to the error contract.
 func (h *handlers) startJob(ctx context.Context, c auth.Caller, e store.Experiment, budget int64) (store.ExperimentJob, error) {
+	return h.startRequest(ctx, exprun.StartRequest{UserID: c.UserID, Experiment: e, Messages: e.PromptMessages, TokenBudget: budget})
+}
+
+// startRequest starts the job req asks for and maps the runner's refusals to the error
+// contract; nothing is written when it refuses.
+func (h *handlers) startRequest(ctx context.Context, req exprun.StartRequest) (store.ExperimentJob, error) {
 	if h.Runs == nil || h.Runs.Queue == nil {
 		return store.ExperimentJob{}, httpapi.Unavailable("Experiments cannot be run by this deployment (no queue)")
 	}
-	j, err := h.Runs.Start(ctx, exprun.StartRequest{UserID: c.UserID, Experiment: e, Messages: e.PromptMessages, TokenBudget: budget})
+	j, err := h.Runs.Start(ctx, req)
 	var p *exprun.Problem
 	switch {
 	case errors.As(err, &p):
 		return j, validate.Single(validate.ValueError(p.Loc, nil, p.Msg))
 	case errors.Is(err, exprun.ErrJobActive):
 		return j, httpapi.Conflict("The experiment has a job queued or running; cancel it first")
+	case errors.Is(err, exprun.ErrChanged):
+		return j, httpapi.Conflict("The experiment changed while the job was starting; send the request again")
+	case errors.Is(err, exprun.ErrGone):
+		return j, httpapi.NotFound("Experiment") // deleted since it was read
 	}
 	return j, err
 }

@@ -46,6 +46,11 @@ func (p *Problem) Error() string { return p.Msg }
 var (
 	ErrJobActive    = errors.New("the experiment has a job queued or running")
 	ErrNotRetryable = errors.New("the job has no failed rows to retry, or is still running")
+	// ErrChanged: a start that sets the experiment's run (StartRequest.SetRun) found the
+	// experiment changed since it was read; nothing was written.
+	ErrChanged = errors.New("the experiment changed while the job was starting")
+	// ErrGone: the experiment was deleted while the job was starting; nothing was written.
+	ErrGone = errors.New("the experiment is gone")
 )
 
 // StartRequest is what a start needs: the experiment as stored (its dataset, model,
@@ -55,6 +60,11 @@ type StartRequest struct {
 	Experiment  store.Experiment
 	Messages    []store.PromptMessage
 	TokenBudget int64
+	// SetRun: the experiment's run (dataset, prompt, settings, scorers, updated_at) is as the
+	// request names it, not as stored; the job's transaction stores it, on condition that the
+	// experiment's updated_at is still ReadAt, so that a start refused leaves it as it was.
+	SetRun bool
+	ReadAt time.Time
 }
 
 // Message is the body of a chunk message: ids and row indexes only, never content.
@@ -187,7 +197,14 @@ func (s *Service) Start(ctx context.Context, req StartRequest) (store.Experiment
 	j := store.ExperimentJob{ID: uuid.NewString(), OrgID: e.OrgID, ProjectID: e.ProjectID, ExperimentID: e.ID,
 		CreatedBy: req.UserID, CreatedAt: now, UpdatedAt: now, State: store.JobQueued, Attempt: 1, Total: n, Plan: plan,
 		Errors: map[string]int64{}}
-	if err := store.CreateExperimentJob(ctx, s.Table, j, prev); err != nil {
+	create := func() error { return store.CreateExperimentJob(ctx, s.Table, j, prev) }
+	if req.SetRun {
+		create = func() error { return store.CreateExperimentJobSettingRun(ctx, s.Table, j, prev, e, req.ReadAt) }
+	}
+	if err := create(); err != nil {
+		if errors.Is(err, store.ErrConditionFailed) && req.SetRun {
+			return store.ExperimentJob{}, s.whyRefused(ctx, e, prev)
+		}
 		if errors.Is(err, store.ErrConditionFailed) {
 			return store.ExperimentJob{}, ErrJobActive
 		}
@@ -204,6 +221,22 @@ func (s *Service) Start(ctx context.Context, req StartRequest) (store.Experiment
 		return store.ExperimentJob{}, fmt.Errorf("start job %s: %w", j.ID, err)
 	}
 	return j, nil
+}
+
+// whyRefused tells which condition of a start that sets the run failed, reading the
+// experiment again (only on this path): ErrJobActive when another job was named on it
+// meanwhile, ErrGone when it was deleted, else ErrChanged (it was edited since read).
+func (s *Service) whyRefused(ctx context.Context, e store.Experiment, prev string) error {
+	id, err := store.ExperimentJobID(ctx, s.Table, e.ProjectID, e.ID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return ErrGone
+	case err != nil:
+		return err
+	case id != prev:
+		return ErrJobActive
+	}
+	return ErrChanged
 }
 
 func (s *Service) send(ctx context.Context, msgs []Message) error {

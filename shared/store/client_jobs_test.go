@@ -9,8 +9,9 @@ import (
 	"github.com/evalobs/evalapi/shared/store"
 )
 
-// TestSetExperimentRunAndRunJobs: what POST /jobs writes to an experiment, the projects that
-// use a dataset, and a run's evaluate jobs, on each adapter.
+// TestSetExperimentRunAndRunJobs: what POST /jobs writes to an experiment (with its job, on
+// condition of the experiment as read), the projects that use a dataset, and a run's
+// evaluate jobs, on each adapter.
 func TestSetExperimentRunAndRunJobs(t *testing.T) {
 	eachTable(t, func(t *testing.T, tbl store.Table) {
 		ctx := t.Context()
@@ -40,6 +41,23 @@ func TestSetExperimentRunAndRunJobs(t *testing.T) {
 			!reflect.DeepEqual(got.PromptMessages, e.PromptMessages) || got.PromptRunSettings["model_alias"] != "m1" ||
 			len(got.Scorers) != 1 || got.Scorers[0].ID != "s-1" || !got.UpdatedAt.Equal(e.UpdatedAt) || got.Name != "client" {
 			t.Fatalf("after SetExperimentRun: %+v, %v", got, err)
+		}
+		// The run set with a job (POST /jobs): only if updated_at is as read, else nothing.
+		set := e
+		set.PromptRunSettings, set.UpdatedAt = map[string]any{"model_alias": "m2"}, now.Add(2*time.Minute)
+		j := store.ExperimentJob{ID: "j-run-" + t.Name(), OrgID: org, ProjectID: p.ID, ExperimentID: e.ID, State: store.JobQueued, Attempt: 1}
+		if err := store.CreateExperimentJobSettingRun(ctx, tbl, j, "", set, now); !errors.Is(err, store.ErrConditionFailed) {
+			t.Errorf("a run set on an experiment changed since read: %v", err)
+		}
+		if got, err := store.GetExperiment(ctx, tbl, org, p.ID, e.ID); err != nil || got.JobID != "" || got.PromptRunSettings["model_alias"] != "m1" {
+			t.Errorf("after a refused job: job %q settings %v, %v", got.JobID, got.PromptRunSettings, err)
+		}
+		if err := store.CreateExperimentJobSettingRun(ctx, tbl, j, "", set, e.UpdatedAt); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := store.GetExperiment(ctx, tbl, org, p.ID, e.ID); err != nil || got.JobID != j.ID || got.PromptRunSettings["model_alias"] != "m2" ||
+			!got.UpdatedAt.Equal(set.UpdatedAt) {
+			t.Errorf("after the job: job %q settings %v updated %v, %v", got.JobID, got.PromptRunSettings, got.UpdatedAt, err)
 		}
 		gone := e
 		gone.ID = "e-gone"

@@ -111,6 +111,31 @@ func JobRowKey(jobID string, index int64) Key {
 // that is still queued or running (prevJob is the job the experiment named as read, "" for
 // none).
 func CreateExperimentJob(ctx context.Context, t Table, j ExperimentJob, prevJob string) error {
+	return createJob(ctx, t, j, prevJob, map[string]any{}, nil)
+}
+
+// CreateExperimentJobSettingRun is CreateExperimentJob that also sets what e runs (its
+// dataset, prompt, run settings, scorers and updated_at: POST /jobs names them with the
+// start), in the same transaction and on condition that the experiment's updated_at is still
+// readAt, its value as read: the run is set if and only if the job starts, and an edit made
+// meanwhile is never overwritten (ErrConditionFailed).
+func CreateExperimentJobSettingRun(ctx context.Context, t Table, j ExperimentJob, prevJob string, e Experiment, readAt time.Time) error {
+	set, err := runFields(e)
+	if err != nil {
+		return err
+	}
+	at, err := Marshal(struct {
+		UpdatedAt time.Time `json:"updated_at"`
+	}{readAt})
+	if err != nil {
+		return err
+	}
+	return createJob(ctx, t, j, prevJob, set, []Cond{Equals("updated_at", at["updated_at"])})
+}
+
+// createJob is the transaction of a start: the job put, and on the experiment job_id and the
+// set attributes updated, on the conditions of CreateExperimentJob and conds.
+func createJob(ctx context.Context, t Table, j ExperimentJob, prevJob string, set map[string]any, conds []Cond) error {
 	it, err := Marshal(j)
 	if err != nil {
 		return err
@@ -121,10 +146,10 @@ func CreateExperimentJob(ctx context.Context, t Table, j ExperimentJob, prevJob 
 	if prevJob != "" {
 		cond = Equals("job_id", prevJob)
 	}
+	set["job_id"] = j.ID
 	err = t.Transact(ctx, []Op{
 		PutOp(it, NotExists()),
-		UpdateOp(Update{Key: ExperimentKey(j.ProjectID, j.ExperimentID),
-			Set: map[string]any{"job_id": j.ID}, Conds: []Cond{Exists(), cond}}),
+		UpdateOp(Update{Key: ExperimentKey(j.ProjectID, j.ExperimentID), Set: set, Conds: append([]Cond{Exists(), cond}, conds...)}),
 	})
 	if err != nil {
 		return fmt.Errorf("create job of experiment %s: %w", j.ExperimentID, err)

@@ -185,15 +185,28 @@ func DerivedID(parts ...string) string {
 }
 
 // SetExperimentRun replaces what e runs — its dataset, prompt, run settings and scorers —
-// with e's, on condition that the experiment exists (ErrConditionFailed when it is gone):
-// the original's clients name them when they start a job (POST /jobs), not at creation.
+// with e's, on condition that the experiment exists (ErrConditionFailed when it is gone).
+// POST /jobs sets them with the job instead (CreateExperimentJobSettingRun), so that a
+// start refused leaves them as they were.
 func SetExperimentRun(ctx context.Context, t Table, e Experiment) error {
+	set, err := runFields(e)
+	if err != nil {
+		return err
+	}
+	if _, err := t.Update(ctx, Update{Key: ExperimentKey(e.ProjectID, e.ID), Set: set, Conds: []Cond{Exists()}}); err != nil {
+		return fmt.Errorf("set the run of experiment %s: %w", e.ID, err)
+	}
+	return nil
+}
+
+// runFields are the attributes of what e runs, with its updated_at, as stored.
+func runFields(e Experiment) (map[string]any, error) {
 	if e.Scorers == nil {
 		e.Scorers = []ScorerConfig{}
 	}
 	it, err := Marshal(e)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("the run of experiment %s: %w", e.ID, err)
 	}
 	set := map[string]any{}
 	for _, k := range []string{"dataset", "prompt", "prompt_run_settings", "prompt_template_version_id", "prompt_messages", "scorers", "updated_at"} {
@@ -201,8 +214,5 @@ func SetExperimentRun(ctx context.Context, t Table, e Experiment) error {
 			set[k] = v
 		}
 	}
-	if _, err := t.Update(ctx, Update{Key: ExperimentKey(e.ProjectID, e.ID), Set: set, Conds: []Cond{Exists()}}); err != nil {
-		return fmt.Errorf("set the run of experiment %s: %w", e.ID, err)
-	}
-	return nil
+	return set, nil
 }
