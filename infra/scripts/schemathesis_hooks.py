@@ -4,8 +4,8 @@ The service validates as FastAPI with Pydantic v2 in lax mode does (shared/valid
 /work/shared SPEC-DECISIONS: the 422 contract is Pydantic's): a boolean field takes 0, 1,
 "true", "off", ...; an integer or number field takes a numeric string or a boolean. Those
 inputs violate the JSON Schema types of docs/openapi.yaml but are valid requests for the
-service, so negative_data_rejection's "Incorrect type" cases that send exactly such a value
-and are accepted are not defects. Only those are dropped: every other accepted negative case
+service, so negative_data_rejection's "Incorrect type" cases (coverage phase) and type mutations
+(fuzzing phase) that send exactly such a value and are accepted are not defects. Only those are dropped: every other accepted negative case
 still fails the run.
 """
 
@@ -64,6 +64,15 @@ def filter_failure(context, failure, case, response):
     if not isinstance(failure, AcceptedNegativeData):
         return True
     data = case.meta.phase.data if case.meta else None
+    # The fuzzing phase says what it changed as mutations: drop the case only when every
+    # one of them changed a body value's type to a value lax mode accepts.
+    mutations = getattr(data, "mutations", None) or ()
+    if mutations:
+        if not all(tuple(m.keywords) == ("type",) and m.schema_pointer for m in mutations):
+            return True
+        values = [v for m in mutations for v in _values_at(case.body, m.schema_pointer)]
+        return not (values and all(_lax_coercible(v) for v in values))
+    # The coverage phase names its scenario and the schema location it broke.
     scenario = getattr(getattr(data, "scenario", None), "value", "")
     location = getattr(data, "location", None) or ""
     if scenario != "incorrect_type" or not location.endswith("/type"):
