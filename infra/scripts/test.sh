@@ -45,7 +45,7 @@ report() {
 	if ((rc == 0)); then
 		printf 'test.sh: %-18s ok      %-9s (machine %s busy)\n' "$name" "$took" "$busy"
 	else
-		printf 'test.sh: %-18s FAILED  %s (exit %d)\n' "$name" "$took" "$rc"
+		printf 'test.sh: %-18s FAILED  %-9s (exit %d; machine %s busy)\n' "$name" "$took" "$rc" "$busy"
 		failed+=("$name")
 	fi
 }
@@ -112,6 +112,14 @@ finish() {
 	fi
 	echo "test.sh: all steps passed"
 }
+
+# Every Go build of the run (vet, staticcheck's package loading, the tests, the fuzz targets, the
+# local hosts, the amd64 bootstraps of the size check) with the bootstraps' settings: no cgo
+# and trimmed paths. The amd64 size check then links the packages the tests compiled instead
+# of compiling the module and the standard library once more (a fresh machine compiles each
+# configuration from scratch), and no C compiler runs.
+export CGO_ENABLED=0
+export GOFLAGS="-trimpath${GOFLAGS:+ $GOFLAGS}"
 
 # The Python tools and DynamoDB Local come from the network (cold) while lint and the test
 # build compute; the emulators need both, the go test step the emulators.

@@ -24,7 +24,9 @@ if [[ ! -x "$venv/bin/python" ]]; then
 		exit 1
 	}
 fi
-if ! "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$req" >"$log" 2>&1; then
+# --no-compile: Python compiles a module when it is first imported (and keeps it), so the
+# thousands of modules the tools never import cost nothing on a fresh machine.
+if ! "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-compile -r "$req" >"$log" 2>&1; then
 	tail -n 40 "$log" >&2
 	echo "venv.sh: pip install -r $req failed; full log in $log" >&2
 	exit 1
