@@ -70,20 +70,29 @@ func (h *handlers) versionByName(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	c, q, ctx := call.Caller, call.In, r.Context()
+	// The project beside the name, then the template beside its versions: two waves.
 	var p store.PromptTemplate
+	var vs []store.PromptTemplateVersion
 	err = base.Concurrently(ctx,
 		func(ctx context.Context) error { _, err := h.Project(ctx, c, q.projectID); return err },
-		func(ctx context.Context) (err error) {
-			p, err = store.PromptTemplateByName(ctx, h.Table, c.OrgID, q.projectID, q.name)
-			if errors.Is(err, store.ErrNotFound) {
-				return httpapi.NotFound("Prompt template")
+		func(ctx context.Context) error {
+			id, err := store.PromptTemplateIDByName(ctx, h.Table, c.OrgID, q.projectID, q.name)
+			if err != nil {
+				return err
 			}
-			return err
+			return base.Concurrently(ctx,
+				func(ctx context.Context) (err error) {
+					p, err = store.GetPromptTemplate(ctx, h.Table, c.OrgID, q.projectID, id)
+					return err
+				},
+				func(ctx context.Context) (err error) {
+					vs, err = store.PromptTemplateVersions(ctx, h.Table, id)
+					return err
+				})
 		})
-	if err != nil {
-		return err
+	if errors.Is(err, store.ErrNotFound) {
+		return httpapi.NotFound("Prompt template")
 	}
-	vs, err := store.PromptTemplateVersions(ctx, h.Table, p.ID)
 	if err != nil {
 		return err
 	}

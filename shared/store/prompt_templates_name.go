@@ -9,20 +9,22 @@ import (
 // Prompt templates found by name: the name claims of a template's scope (its project, or
 // the organization's templates of no project) name their template.
 
-// PromptTemplateByName reads the template called name of the project (of no project when
-// projectID is "") and organization with one strongly consistent read of its name claim
-// and one of the template; ErrNotFound when there is none.
-func PromptTemplateByName(ctx context.Context, t Table, orgID, projectID, name string) (PromptTemplate, error) {
+// PromptTemplateIDByName reads the id of the template called name of the project (of no
+// project when projectID is "") and organization: one strongly consistent read of its name
+// claim, so that the caller can read the template and its versions at once. ErrNotFound when
+// there is none. The caller reads the template with GetPromptTemplate, which checks its
+// organization.
+func PromptTemplateIDByName(ctx context.Context, t Table, orgID, projectID, name string) (string, error) {
 	scope := promptTemplateKey(orgID, projectID, "").PK
 	claim, err := t.Get(ctx, nameClaim(scope, "TEMPLATE", name, Key{}).Key(), true)
 	if err != nil {
-		return PromptTemplate{}, fmt.Errorf("prompt template named %q: %w", name, err)
+		return "", fmt.Errorf("prompt template named %q: %w", name, err)
 	}
 	id, ok := strings.CutPrefix(str(claim["owner_sk"]), "TEMPLATE#")
 	if !ok || id == "" {
-		return PromptTemplate{}, fmt.Errorf("prompt template named %q: claim owns %q: %w", name, str(claim["owner_sk"]), ErrNotFound)
+		return "", fmt.Errorf("prompt template named %q: claim owns %q: %w", name, str(claim["owner_sk"]), ErrNotFound)
 	}
-	return GetPromptTemplate(ctx, t, orgID, projectID, id)
+	return id, nil
 }
 
 // PromptTemplateNames reads the names taken in the scope of a template of the project (of
