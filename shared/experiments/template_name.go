@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
 	"github.com/evalobs/evalapi/shared/validate"
 )
@@ -51,7 +52,8 @@ func (h *handlers) createSuffixed(ctx context.Context, p store.PromptTemplate, v
 			return gotP, gotV, err
 		}
 	}
-	return p, v, fmt.Errorf("create prompt template %q with a suffix: names taken meanwhile: %w", base, store.ErrConflict)
+	// Every chosen name was taken meanwhile by other creates: a retry finds the names settled.
+	return p, v, httpapi.Unavailable("Prompt templates of this name are being created by other requests; retry")
 }
 
 // freeName is name when it is not taken, else the first "name (n)" that is not, n from 1.
