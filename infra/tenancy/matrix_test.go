@@ -494,10 +494,20 @@ var matrix = map[string]entry{
 		cross: x(func(a, b *tenant) req { return req{tmpl(b.ProjectID, ""), `{"name":"x","template":"t"}`} }),
 		write: func(a *tenant) req { return req{tmpl(a.ProjectID, ""), `{"name":"x","template":"t"}`} },
 	},
+	"GET /v2/projects/{project_id}/templates/versions": {cross: x(
+		func(a, b *tenant) req { return req{tmpl(b.ProjectID, "") + "/versions?template_name=qa", ""} },
+	), note: "by name: both tenants' templates are named qa, and a's project answers a's own"},
 	"GET /v2/projects/{project_id}/templates/{template_id}": {cross: x(
 		func(a, b *tenant) req { return req{tmpl(b.ProjectID, b.TemplateID), ""} },
 		func(a, b *tenant) req { return req{tmpl(a.ProjectID, b.TemplateID), ""} },
 	)},
+	"DELETE /v2/projects/{project_id}/templates/{template_id}": {
+		cross: x(
+			func(a, b *tenant) req { return req{tmpl(b.ProjectID, b.TemplateID), ""} },
+			func(a, b *tenant) req { return req{tmpl(a.ProjectID, b.TemplateID), ""} },
+		),
+		write: func(a *tenant) req { return req{tmpl(a.ProjectID, a.TemplateID), ""} },
+	},
 	"POST /v2/projects/{project_id}/templates/{template_id}/versions": {
 		cross: x(
 			func(a, b *tenant) req { return req{tmpl(b.ProjectID, b.TemplateID) + "/versions", `{"template":"t"}`} },

@@ -106,18 +106,19 @@ func templateText(tmpl any) string {
 	return string(b)
 }
 
-// newTemplate is the body of a new template: its name, whether it is hidden, and its
-// first version.
+// newTemplate is the body of a new template: its name (with a suffix when it is taken and
+// the body asks for one), whether it is hidden, and its first version.
 type newTemplate struct {
 	version templateVersionIn
 	name    string
+	suffix  bool // append_suffix_if_duplicate of a Name object
 	hidden  bool
 }
 
 func readNewTemplate(errs *validate.Errors, raw any, present bool) (t newTemplate) {
 	if o, ok := errs.Body(raw, present).Required().Object(); ok {
 		t.version = readTemplateVersion(o)
-		t.name, _ = o.Get("name").Required().String(validate.MinLen(1), validate.MaxLen(maxNameLen))
+		t.name, t.suffix = readTemplateName(o.Get("name").Required())
 		t.hidden, _ = o.Get("hidden").Nullable().Bool()
 	}
 	return t
@@ -153,7 +154,12 @@ func (h *handlers) newTemplate(ctx context.Context, c auth.Caller, projectID str
 		CreatedBy: c.UserID, CreatedAt: now, UpdatedAt: now}
 	v := store.PromptTemplateVersion{ID: uuid.NewString(), Template: in.template, Raw: in.raw, Settings: in.settings,
 		OutputType: in.outputType, CreatedBy: c.UserID, CreatedAt: now}
-	p, v, err := store.CreatePromptTemplate(ctx, h.Table, p, v)
+	var err error
+	if t.suffix {
+		p, v, err = h.createSuffixed(ctx, p, v)
+	} else {
+		p, v, err = store.CreatePromptTemplate(ctx, h.Table, p, v)
+	}
 	switch {
 	case errors.Is(err, store.ErrNameTaken):
 		return templateResponse{}, errNameTaken(t.name)
