@@ -77,12 +77,8 @@ func CreateEvalJob(ctx context.Context, t Table, j EvalJob) (EvalJob, bool, erro
 	// The pointer lets GET /jobs/{id} find the job by its id alone (jobs_index.go).
 	err = t.Transact(ctx, []Op{PutOp(it, NotExists()), PutOp(evalJobPointer(j))})
 	if errors.Is(err, ErrConditionFailed) {
-		got, err := GetEvalJob(ctx, t, j.OrgID, j.RunID, j.ID)
-		if err != nil {
-			return EvalJob{}, false, err
-		}
-		// A job stored before pointers gets one now; the same item again is harmless.
-		return got, false, putEvalJobPointer(ctx, t, got)
+		got, err := existingEvalJob(ctx, t, j)
+		return got, false, err
 	}
 	if err != nil {
 		return EvalJob{}, false, fmt.Errorf("create evaluate job: %w", err)

@@ -99,11 +99,38 @@ func ExperimentJobs(ctx context.Context, t Table, orgID string, e Experiment) ([
 	return out, nil
 }
 
-// putEvalJobPointer writes the pointer of a job that exists (created before pointers, or
-// by a request racing this one): the same item again is harmless.
-func putEvalJobPointer(ctx context.Context, t Table, j EvalJob) error {
-	if err := t.Put(ctx, evalJobPointer(j)); err != nil {
-		return fmt.Errorf("pointer of evaluate job %s: %w", j.ID, err)
+// existingEvalJob reads the stored job of j's request (the same request again) with its
+// pointer in one batch read, and puts the pointer when the job was stored before pointers.
+func existingEvalJob(ctx context.Context, t Table, j EvalJob) (EvalJob, error) {
+	items, err := t.BatchGet(ctx, []Key{EvalJobKey(j.RunID, j.ID), JobPointerKey(j.ID)}, true)
+	if err != nil {
+		return EvalJob{}, fmt.Errorf("evaluate job %s: %w", j.ID, err)
 	}
-	return nil
+	var job Item
+	pointed := false
+	for _, it := range items {
+		switch it[AttrEntity] {
+		case EntityEvalJob:
+			job = it
+		case EntityJobPointer:
+			pointed = true
+		}
+	}
+	if job == nil {
+		// Gone between the refused put and this read (its run purged).
+		return EvalJob{}, fmt.Errorf("evaluate job %s: %w", j.ID, ErrNotFound)
+	}
+	got, err := DecodeEvalJob(job)
+	if err != nil {
+		return EvalJob{}, err
+	}
+	if got.OrgID != j.OrgID {
+		return EvalJob{}, fmt.Errorf("evaluate job %s: %w", j.ID, ErrNotFound)
+	}
+	if !pointed {
+		if err := t.Put(ctx, evalJobPointer(got)); err != nil {
+			return EvalJob{}, fmt.Errorf("pointer of evaluate job %s: %w", j.ID, err)
+		}
+	}
+	return got, nil
 }
