@@ -19,8 +19,8 @@ import (
 
 // Entities of the job index records.
 const (
-	EntityJobPointer    = "job_pointer"
-	EntityExperimentRun = "experiment_job_index"
+	EntityJobPointer         = "job_pointer"
+	EntityExperimentJobEntry = "experiment_job_index"
 )
 
 // JobPointerKey is the key of the pointer of job id.
@@ -36,7 +36,7 @@ func experimentJobIndexKey(j ExperimentJob) Key {
 
 func experimentJobIndexOp(j ExperimentJob) Op {
 	k := experimentJobIndexKey(j)
-	return PutOp(Item{AttrPK: k.PK, AttrSK: k.SK, AttrEntity: EntityExperimentRun,
+	return PutOp(Item{AttrPK: k.PK, AttrSK: k.SK, AttrEntity: EntityExperimentJobEntry,
 		"job_id": j.ID, "org_id": j.OrgID, "project_id": j.ProjectID})
 }
 
