@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -50,14 +51,25 @@ func TestClientJobs(t *testing.T) {
 		stored.PromptRunSettings["model_alias"] != "m1" || stored.JobID != jobID {
 		t.Errorf("the experiment after the job: %+v, %v", stored, err)
 	}
+	// A second job supersedes the first as the experiment's latest; both stay in its run's
+	// list, newest first.
+	h.clock.Advance(time.Minute)
+	second, _ := h.must(u, "POST", "/v2/jobs", body)["job_id"].(string)
+	if second == "" || second == jobID {
+		t.Fatalf("second job %q (first %q)", second, jobID)
+	}
 	runJobs := "/v2/projects/" + pid + "/runs/" + eid + "/jobs"
 	for _, tc := range []struct {
 		query string
-		n     int
-	}{{"", 1}, {"?status=completed", 1}, {"?status=failed", 0}} {
+		ids   []string
+	}{{"", []string{second, jobID}}, {"?status=completed", []string{jobID}}, {"?status=unstarted", []string{second}}, {"?status=failed", nil}} {
 		code, resp := h.do(u, "GET", runJobs+tc.query, "")
-		if code != 200 || strings.Count(resp, `"job_name":"playground_run"`) != tc.n {
-			t.Errorf("%s: %d %s, want %d jobs", tc.query, code, resp, tc.n)
+		var got []string
+		for _, j := range decodeList(t, resp) {
+			got = append(got, j["id"].(string))
+		}
+		if code != 200 || strings.Join(got, ",") != strings.Join(tc.ids, ",") {
+			t.Errorf("%s: %d %s, want the jobs %v", tc.query, code, resp, tc.ids)
 		}
 	}
 
@@ -77,6 +89,14 @@ func TestClientJobs(t *testing.T) {
 	if code != 200 || !strings.Contains(resp, `"job_name":"log_stream_scorer"`) || !strings.Contains(resp, `"status":"in_progress"`) ||
 		!strings.Contains(resp, `"progress_percent":50`) {
 		t.Errorf("the log stream's jobs: %d %s", code, resp)
+	}
+	// The evaluate job by its id alone (through its pointer), and not for another organization.
+	if got := h.must(u, "GET", "/v2/jobs/"+ej.ID, ""); got["job_name"] != "log_stream_scorer" || got["run_id"] != ls.ID ||
+		got["project_id"] != pid || got["steps_total"] != 4.0 || got["status"] != "in_progress" {
+		t.Errorf("the evaluate job by id: %v", got)
+	}
+	if code, resp := h.do(&h.other.User, "GET", "/v2/jobs/"+ej.ID, ""); code != 404 {
+		t.Errorf("another organization's evaluate job: %d %s", code, resp)
 	}
 
 	for _, tc := range []struct {
@@ -108,4 +128,15 @@ func TestClientJobs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// decodeList decodes a JSON array of objects (none when resp is not one: the caller's
+// comparison then fails).
+func decodeList(t *testing.T, resp string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	if err := json.Unmarshal([]byte(resp), &out); err != nil {
+		t.Errorf("not a list: %s: %v", resp, err)
+	}
+	return out
 }

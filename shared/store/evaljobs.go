@@ -16,6 +16,7 @@ import (
 //
 //	record         PK            SK                                       notes
 //	job            RUN#<run id>  EVALJOB#<job id>                         id: a digest of (run, range, scorers): the same request is the same job
+//	job pointer    JOB#<job id>  META                                     its run, for reads by id alone (jobs_index.go)
 //	job progress   RUN#<run id>  EVALJOBDONE#<job id>#<record>#<scorer>   one per judged pair, created with the job's done count
 //
 // The stream dispatcher advances a job a page of traces at a time: each page's messages are
@@ -64,8 +65,8 @@ func EvalJobID(runID string, start, end time.Time, scorerIDs []string) string {
 	return h[:8] + "-" + h[8:12] + "-4" + h[13:16] + "-8" + h[17:20] + "-" + h[20:32]
 }
 
-// CreateEvalJob stores j unless its job exists, and returns the job as stored (created
-// false when it existed: the same request again).
+// CreateEvalJob stores j and its pointer unless its job exists, and returns the job as
+// stored (created false when it existed: the same request again).
 func CreateEvalJob(ctx context.Context, t Table, j EvalJob) (EvalJob, bool, error) {
 	it, err := Marshal(j)
 	if err != nil {
@@ -73,9 +74,10 @@ func CreateEvalJob(ctx context.Context, t Table, j EvalJob) (EvalJob, bool, erro
 	}
 	k := EvalJobKey(j.RunID, j.ID)
 	it = it.With(AttrPK, k.PK, AttrSK, k.SK, AttrEntity, EntityEvalJob)
-	err = t.Put(ctx, it, NotExists())
+	// The pointer lets GET /jobs/{id} find the job by its id alone (jobs_index.go).
+	err = t.Transact(ctx, []Op{PutOp(it, NotExists()), PutOp(evalJobPointer(j))})
 	if errors.Is(err, ErrConditionFailed) {
-		got, err := GetEvalJob(ctx, t, j.OrgID, j.RunID, j.ID)
+		got, err := existingEvalJob(ctx, t, j)
 		return got, false, err
 	}
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 //	job        EXPJOB#<job id>   META              state, plan, counters (ADDed), errors by type (err#<type>)
 //	row        EXPJOB#<job id>   ROW#<index 6>     the outcome of one row: done or failed, its trace, its attempt
 //	current    PROJECT#<pid>     EXPERIMENT#<id>   the experiment record's job_id names its latest job
+//	listed     RUN#<id>          EXPJOB#<at>#<id>  every job of the experiment (jobs_index.go)
 //
 // A row's marker and the job's counters change in one transaction whose condition is the
 // marker's previous state, so a redelivered chunk never counts a row twice.
@@ -133,7 +134,8 @@ func CreateExperimentJobSettingRun(ctx context.Context, t Table, j ExperimentJob
 	return createJob(ctx, t, j, prevJob, set, []Cond{Equals("updated_at", at["updated_at"])})
 }
 
-// createJob is the transaction of a start: the job put, and on the experiment job_id and the
+// createJob is the transaction of a start: the job put, its entry in the experiment's list
+// of jobs, and on the experiment job_id and the
 // set attributes updated, on the conditions of CreateExperimentJob and conds.
 func createJob(ctx context.Context, t Table, j ExperimentJob, prevJob string, set map[string]any, conds []Cond) error {
 	it, err := Marshal(j)
@@ -149,6 +151,7 @@ func createJob(ctx context.Context, t Table, j ExperimentJob, prevJob string, se
 	set["job_id"] = j.ID
 	err = t.Transact(ctx, []Op{
 		PutOp(it, NotExists()),
+		experimentJobIndexOp(j),
 		UpdateOp(Update{Key: ExperimentKey(j.ProjectID, j.ExperimentID), Set: set, Conds: append([]Cond{Exists(), cond}, conds...)}),
 	})
 	if err != nil {
