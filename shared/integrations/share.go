@@ -183,6 +183,11 @@ func (h *handlers) visible(ctx context.Context, c auth.Caller, id string) (store
 	case err != nil:
 		return store.Integration{}, err
 	}
+	// A share written before GET /v2/integrations listed shares has no entry under its
+	// user: give it one now (once; idempotent), so that the list shows it from then on.
+	if err := store.ListIntegrationShare(ctx, h.Table, c.OrgID, id, c.UserID); err != nil {
+		h.Log.WarnContext(ctx, "integration share not indexed", "integration_id", id, "error", err)
+	}
 	return in, nil
 }
 
