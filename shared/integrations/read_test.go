@@ -43,7 +43,14 @@ func TestListSharedIntegrations(t *testing.T) {
 		}
 	}
 
+	h.tbl.queries.Store(0)
+	h.tbl.batchGet.Store(0)
 	ids, byID := h.listIDs(&h.org.User)
+	// The own integrations and the shares' index side by side, then the shared records in
+	// one batch: the shares carry their records' keys.
+	if q, b := h.tbl.queries.Load(), h.tbl.batchGet.Load(); q != 2 || b != 1 {
+		t.Errorf("the list with two shares read with %d queries and %d batch reads, want 2 and 1", q, b)
+	}
 	if len(ids) != 3 || ids[0] != own.ID || byID[vendor.ID].ID == "" || byID[cloud.ID].ID == "" {
 		t.Fatalf("grantee's list %v, want %s then %s and %s", ids, own.ID, vendor.ID, cloud.ID)
 	}

@@ -67,7 +67,7 @@ func (h *handlers) share(w http.ResponseWriter, r *http.Request) error {
 	cs := make([]store.IntegrationCollaborator, len(items))
 	for i, u := range users {
 		cs[i] = store.IntegrationCollaborator{ID: uuid.NewString(), IntegrationID: in.ID, OrgID: c.OrgID,
-			UserID: u.ID, Role: viewer, CreatedBy: c.UserID, CreatedAt: now}
+			UserID: u.ID, Role: viewer, CreatedBy: c.UserID, CreatedAt: now, OwnerID: in.OwnerID, Provider: in.Provider}
 	}
 	var invited []store.Op
 	for _, u := range invites {
@@ -185,7 +185,7 @@ func (h *handlers) visible(ctx context.Context, c auth.Caller, id string) (store
 	}
 	// A share written before GET /v2/integrations listed shares has no entry under its
 	// user: give it one now (once; idempotent), so that the list shows it from then on.
-	if err := store.ListIntegrationShare(ctx, h.Table, c.OrgID, id, c.UserID); err != nil {
+	if err := store.ListIntegrationShare(ctx, h.Table, in, c.UserID); err != nil {
 		h.Log.WarnContext(ctx, "integration share not indexed", "integration_id", id, "error", err)
 	}
 	return in, nil

@@ -69,6 +69,10 @@ type IntegrationCollaborator struct {
 	Role          string    `json:"role"`
 	CreatedBy     string    `json:"created_by"`
 	CreatedAt     time.Time `json:"created_at"`
+	// The key of the integration's record, so that a user's shares are read with no
+	// pointer in between (SharedIntegrations); absent on shares written before.
+	OwnerID  string `json:"owner_id,omitempty"`
+	Provider string `json:"provider,omitempty"`
 }
 
 // integrationPointer is the META item of an integration's partition.

@@ -9,75 +9,84 @@ import (
 )
 
 // SharedIntegrations lists the integrations of organization orgID shared with user, in the
-// order of their ids. Three round trips whatever their number: the user's index entries
-// (GSI1, eventually consistent: a share just made may take a moment to show), then the
-// pointers, then the records, in batches. An entry whose integration is gone, replaced by
-// another of the same provider, or of another organization is left out.
+// order of their ids. Two round trips whatever their number: the user's index entries (GSI1,
+// eventually consistent: a share just made may take a moment to show), then the records,
+// whose keys the entries carry; an entry written before they did costs a third, through the
+// integration's pointer. An entry whose integration is gone, replaced by another of the same
+// provider, or of another organization is left out.
 func SharedIntegrations(ctx context.Context, t Table, orgID, user string) ([]Integration, error) {
 	entries, err := queryAllStored(ctx, t, Query{Index: IndexGSI1, PK: userPartition(user), SKOp: SKPrefix, From: intSharePrefix})
 	if err != nil {
 		return nil, fmt.Errorf("integrations shared with user %s: %w", user, err)
 	}
-	keys := make([]Key, 0, len(entries))
+	shared := map[string]bool{} // the ids the entries name
+	seen := map[Key]bool{}      // no key twice in one batch (DynamoDB refuses it)
+	var keys []Key              // records, and the pointers of entries without a record key
+	add := func(k Key) {
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
 	for _, e := range entries {
 		var c IntegrationCollaborator
 		if err := e.Decode(&c); err != nil {
 			return nil, fmt.Errorf("integrations shared with user %s: %w", user, err)
 		}
-		if c.OrgID == orgID && c.UserID == user {
-			keys = append(keys, integrationPointerKey(c.IntegrationID))
+		if c.OrgID != orgID || c.UserID != user {
+			continue
+		}
+		shared[c.IntegrationID] = true
+		if c.OwnerID != "" && c.Provider != "" {
+			add(integrationKey(c.OwnerID, c.Provider))
+		} else {
+			add(integrationPointerKey(c.IntegrationID))
 		}
 	}
-	if len(keys) == 0 {
-		return nil, nil
-	}
-	pointers, err := batchGetStored(ctx, t, keys, true)
-	if err != nil {
-		return nil, fmt.Errorf("integrations shared with user %s: %w", user, err)
-	}
-	want := map[Key]string{} // record key → the id the share names
-	keys = keys[:0]
-	for _, it := range pointers {
-		var p integrationPointer
-		if err := it.Decode(&p); err != nil {
+	var out []Integration
+	for len(keys) > 0 {
+		items, err := batchGetStored(ctx, t, keys, true)
+		if err != nil {
 			return nil, fmt.Errorf("integrations shared with user %s: %w", user, err)
 		}
-		if p.OrgID == orgID {
-			k := integrationKey(p.OwnerID, p.Provider)
-			want[k] = p.ID
-			keys = append(keys, k)
-		}
-	}
-	records, err := batchGetStored(ctx, t, keys, true)
-	if err != nil {
-		return nil, fmt.Errorf("integrations shared with user %s: %w", user, err)
-	}
-	out := make([]Integration, 0, len(records))
-	for _, it := range records {
-		var in Integration
-		if err := it.Decode(&in); err != nil {
-			return nil, fmt.Errorf("integrations shared with user %s: %w", user, err)
-		}
-		if in.OrgID == orgID && in.ID == want[integrationKey(in.OwnerID, in.Provider)] {
-			out = append(out, in)
+		keys = nil
+		for _, it := range items {
+			if it.Key().SK == meta { // a pointer: its record comes in the next round
+				var p integrationPointer
+				if err := it.Decode(&p); err != nil {
+					return nil, fmt.Errorf("integrations shared with user %s: %w", user, err)
+				}
+				if p.OrgID == orgID {
+					add(integrationKey(p.OwnerID, p.Provider))
+				}
+				continue
+			}
+			var in Integration
+			if err := it.Decode(&in); err != nil {
+				return nil, fmt.Errorf("integrations shared with user %s: %w", user, err)
+			}
+			if in.OrgID == orgID && shared[in.ID] {
+				out = append(out, in)
+			}
 		}
 	}
 	slices.SortFunc(out, func(a, b Integration) int { return strings.Compare(a.ID, b.ID) })
 	return out, nil
 }
 
-// ListIntegrationShare gives the viewer item of user on integration id its index entry when
-// it has none (an item written before SharedIntegrations existed), so that the share is
-// listed from then on. It is idempotent: an item that has its entry, or no item, is left as
-// it is.
-func ListIntegrationShare(ctx context.Context, t Table, orgID, id, user string) error {
+// ListIntegrationShare gives the viewer item of user on integration in its index entry and
+// the key of in's record when it has no entry (an item written before SharedIntegrations
+// existed), so that the share is listed from then on. It is idempotent: an item that has
+// its entry, or no item, is left as it is.
+func ListIntegrationShare(ctx context.Context, t Table, in Integration, user string) error {
 	_, err := t.Update(ctx, Update{
-		Key:   integrationUserKey(id, user),
-		Set:   map[string]any{AttrGSI1PK: userPartition(user), AttrGSI1SK: intSharePrefix + id},
-		Conds: []Cond{Exists(), Equals("org_id", orgID), AttrAbsent(AttrGSI1PK)},
+		Key: integrationUserKey(in.ID, user),
+		Set: map[string]any{AttrGSI1PK: userPartition(user), AttrGSI1SK: intSharePrefix + in.ID,
+			"owner_id": in.OwnerID, "provider": in.Provider},
+		Conds: []Cond{Exists(), Equals("org_id", in.OrgID), AttrAbsent(AttrGSI1PK)},
 	})
 	if err != nil && !errors.Is(err, ErrConditionFailed) {
-		return fmt.Errorf("list share of integration %s with user %s: %w", id, user, err)
+		return fmt.Errorf("list share of integration %s with user %s: %w", in.ID, user, err)
 	}
 	return nil
 }

@@ -123,7 +123,7 @@ func TestSharedIntegrations(t *testing.T) {
 		org, viewer := uuid.NewString(), uuid.NewString()
 		now := time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)
 		var ins []store.Integration
-		for _, p := range []string{"model-vendor", "custom"} {
+		for i, p := range []string{"model-vendor", "custom"} {
 			in := store.Integration{ID: uuid.NewString(), OrgID: org, OwnerID: uuid.NewString(), Provider: p, Name: p,
 				Settings: map[string]any{}, SecretRef: "integrations/" + p, Revision: "r", CreatedAt: now, UpdatedAt: now}
 			if err := store.CreateIntegration(ctx, tbl, in); err != nil {
@@ -131,6 +131,9 @@ func TestSharedIntegrations(t *testing.T) {
 			}
 			c := store.IntegrationCollaborator{ID: uuid.NewString(), IntegrationID: in.ID, OrgID: org, UserID: viewer,
 				Role: "viewer", CreatedBy: in.OwnerID, CreatedAt: now}
+			if i == 0 { // the second share names no record key, as shares written before did
+				c.OwnerID, c.Provider = in.OwnerID, in.Provider
+			}
 			ops, checked, err := store.ShareIntegrationOps(org, in.ID, []store.IntegrationCollaborator{c}, 0)
 			if err != nil {
 				t.Fatal(err)
@@ -183,16 +186,21 @@ func TestSharedIntegrations(t *testing.T) {
 			t.Fatalf("after the removals: %v, want none", got)
 		}
 		for range 2 {
-			if err := store.ListIntegrationShare(ctx, tbl, org, ins[1].ID, viewer); err != nil {
+			if err := store.ListIntegrationShare(ctx, tbl, ins[1], viewer); err != nil {
 				t.Fatal(err)
 			}
 			if got := ids(viewer); len(got) != 1 || got[0] != ins[1].ID {
 				t.Fatalf("after the repair: %v, want %s", got, ins[1].ID)
 			}
 		}
+		if it, err := tbl.Get(ctx, old, true); err != nil || it["owner_id"] != ins[1].OwnerID || it["provider"] != ins[1].Provider {
+			t.Fatalf("the repaired share names no record key: %v %v", it, err)
+		}
 		// Neither another organization's caller nor a missing share creates an item.
-		for _, tc := range []struct{ org, id string }{{uuid.NewString(), ins[1].ID}, {org, ins[0].ID}} {
-			if err := store.ListIntegrationShare(ctx, tbl, tc.org, tc.id, viewer); err != nil {
+		stranger := ins[1]
+		stranger.OrgID = uuid.NewString()
+		for _, in := range []store.Integration{stranger, ins[0]} {
+			if err := store.ListIntegrationShare(ctx, tbl, in, viewer); err != nil {
 				t.Fatal(err)
 			}
 		}
