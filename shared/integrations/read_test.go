@@ -94,7 +94,7 @@ func TestListSharedIntegrationsWrittenBefore(t *testing.T) {
 		t.Fatalf("share: %d %s", code, resp)
 	}
 	key := store.Key{PK: "INTEGRATION#" + in.ID, SK: "USER#" + h.org.User.UserID}
-	if _, err := h.tbl.Update(t.Context(), store.Update{Key: key, Remove: []string{store.AttrGSI1PK, store.AttrGSI1SK}}); err != nil {
+	if _, err := h.tbl.Update(t.Context(), store.Update{Key: key, Remove: []string{store.AttrGSI1PK, store.AttrGSI1SK, "owner_id", "provider"}}); err != nil {
 		t.Fatal(err)
 	}
 	if ids, _ := h.listIDs(&h.org.User); len(ids) != 0 {

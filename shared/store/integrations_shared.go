@@ -75,15 +75,15 @@ func SharedIntegrations(ctx context.Context, t Table, orgID, user string) ([]Int
 }
 
 // ListIntegrationShare gives the viewer item of user on integration in its index entry and
-// the key of in's record when it has no entry (an item written before SharedIntegrations
-// existed), so that the share is listed from then on. It is idempotent: an item that has
-// its entry, or no item, is left as it is.
+// the key of in's record when it names no record (an item written before SharedIntegrations
+// existed), so that the share is listed from then on. It is idempotent: an item that names
+// its record, or no item, is left as it is.
 func ListIntegrationShare(ctx context.Context, t Table, in Integration, user string) error {
 	_, err := t.Update(ctx, Update{
 		Key: integrationUserKey(in.ID, user),
 		Set: map[string]any{AttrGSI1PK: userPartition(user), AttrGSI1SK: intSharePrefix + in.ID,
 			"owner_id": in.OwnerID, "provider": in.Provider},
-		Conds: []Cond{Exists(), Equals("org_id", in.OrgID), AttrAbsent(AttrGSI1PK)},
+		Conds: []Cond{Exists(), Equals("org_id", in.OrgID), AttrAbsent("owner_id")},
 	})
 	if err != nil && !errors.Is(err, ErrConditionFailed) {
 		return fmt.Errorf("list share of integration %s with user %s: %w", in.ID, user, err)

@@ -179,7 +179,7 @@ func TestSharedIntegrations(t *testing.T) {
 			t.Fatal(err)
 		}
 		old := store.Key{PK: "INTEGRATION#" + ins[1].ID, SK: "USER#" + viewer}
-		if _, err := tbl.Update(ctx, store.Update{Key: old, Remove: []string{store.AttrGSI1PK, store.AttrGSI1SK}}); err != nil {
+		if _, err := tbl.Update(ctx, store.Update{Key: old, Remove: []string{store.AttrGSI1PK, store.AttrGSI1SK}}); err != nil { // as written before
 			t.Fatal(err)
 		}
 		if got := ids(viewer); len(got) != 0 {
