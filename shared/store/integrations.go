@@ -18,9 +18,11 @@ import (
 //
 // The viewer item carries its own index entry under the grantee, so that a user's shares
 // are listed (SharedIntegrations) with nothing more to write or to keep in step: the share
-// transaction is the same size, and whatever removes a viewer item removes its entry.
-// Viewer items written before the entry existed get it when the grantee next reads the
-// integration (ListIntegrationShare).
+// transaction is the same size, and whatever removes a viewer item removes its entry. It
+// also names the integration's record (owner_id, provider), so the list reads the records
+// with no pointer in between. Viewer items written before get both when the grantee next
+// reads the integration (ListIntegrationShare); no stream step or migration is needed, as a
+// viewer item never changes after it is written.
 //
 // One integration per owner and provider is the base key itself, so a create that races
 // another is refused by the key. The pointer is written in the same transaction as the
