@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/evalobs/evalapi/shared/auth/authtest"
 )
 
 // req is one request of a probe: a path and a JSON body ("" for none).
@@ -82,7 +84,7 @@ var matrix = map[string]entry{
 	"PUT /v2/integrations/custom": {note: noRecord, write: func(a *tenant) req {
 		return req{"/v2/integrations/custom", `{"endpoint":"https://models.example.com/v1","authentication_type":"none","models":["m"]}`}
 	}},
-	"GET /v2/integrations":                   {note: "lists the caller's own integrations: names no record, writes nothing"},
+	"GET /v2/integrations":                   {note: "lists the caller's own integrations and those shared with them: names no record, writes nothing (TestIntegrationListShowsOnlyTheCallersOrganization)"},
 	"GET /v2/datasets/{dataset_id}/projects": {cross: x(func(a, b *tenant) req { return req{"/v2/datasets/" + b.DatasetID + "/projects", ""} })},
 	"POST /v2/jobs": {
 		cross: x(
@@ -995,6 +997,23 @@ func TestListsShowOnlyTheCallersOrganization(t *testing.T) {
 			w.b.ProjectID, w.b.LogStreamID, w.b.ScorerID, w.b.DatasetID} {
 			if strings.Contains(string(body), id) {
 				t.Errorf("%s %s as A shows B's id %s: %s", r.method, r.path, id, body)
+			}
+		}
+	}
+}
+
+// The integration list of a user holds what their organization shared with them, and
+// nothing of the other organization's, whose integration is shared within it the same way.
+func TestIntegrationListShowsOnlyTheCallersOrganization(t *testing.T) {
+	w := newWorld(t)
+	for _, u := range []authtest.User{w.a.User, w.a.ReadOnly} {
+		code, body := w.do(u, "GET", "/v2/integrations", "")
+		if code != http.StatusOK || !strings.Contains(string(body), w.a.IntegrationID) {
+			t.Errorf("%s: %d %s, want A's shared integration %s", u.Email, code, body, w.a.IntegrationID)
+		}
+		for _, id := range []string{w.b.IntegrationID, w.b.ID, w.b.Admin.UserID} {
+			if strings.Contains(string(body), id) {
+				t.Errorf("%s as A shows B's id %s: %s", u.Email, id, body)
 			}
 		}
 	}

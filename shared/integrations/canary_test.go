@@ -101,7 +101,11 @@ func TestCanary(t *testing.T) {
 	}
 	// The custom integration: API key, headers and OAuth2 client credentials, stored and refused.
 	h.put(&h.org.User, "custom", fmt.Sprintf(`{"endpoint":%q,"authentication_type":"api_key","api_key_header":"X-Key","api_key_value":%q,"headers":{"X-H":%q}}`, srv.URL, token, header))
-	h.put(&h.org.Manager, "custom", fmt.Sprintf(`{"endpoint":%q,"token":"id:%s","oauth2_token_url":%q,"headers":{"X-H":%q}}`, srv.URL, token, srv.URL+"/token", header))
+	managed := h.put(&h.org.Manager, "custom", fmt.Sprintf(`{"endpoint":%q,"token":"id:%s","oauth2_token_url":%q,"headers":{"X-H":%q}}`, srv.URL, token, srv.URL+"/token", header))
+	// Shared with the user, so the user's list holds another user's integration too.
+	if code, resp := h.do(&h.org.Manager, "POST", usersPath(managed.ID), fmt.Sprintf(`[{"user_id":%q}]`, h.org.User.UserID)); code != 200 {
+		t.Fatalf("share: %d %s", code, resp)
+	}
 	for _, body := range []string{
 		fmt.Sprintf(`{"authentication_type":"api_key","api_key_value":%q,"headers":{"X-H":%q}}`, token, header),
 		fmt.Sprintf(`{"endpoint":"ftp://x","token":%q,"headers":{"X-H":[%q]}}`, token, header),
@@ -118,10 +122,11 @@ func TestCanary(t *testing.T) {
 		t.Fatal("read-only wrote")
 	}
 
-	// The list answers every integration with its credentials stored: none of them.
+	// The list answers every integration with its credentials stored, own and shared: none
+	// of them.
 	for _, who := range []*authtest.User{&h.org.User, &h.org.Manager} {
-		if code, resp := h.do(who, "GET", "/v2/integrations", ""); code != 200 {
-			t.Fatalf("list: %d %s", code, resp)
+		if code, resp := h.do(who, "GET", "/v2/integrations", ""); code != 200 || !strings.Contains(resp, managed.ID) {
+			t.Fatalf("list: %d %s, want the shared integration %s in it", code, resp, managed.ID)
 		}
 	}
 

@@ -171,10 +171,22 @@ func (s *trackedSecrets) liveRefs() []string {
 	return out
 }
 
-// faultyTable fails the writes of integration records on demand.
+// faultyTable fails the writes of integration records on demand, and counts the reads the
+// list's cost is checked with.
 type faultyTable struct {
 	store.Table
-	failWrites atomic.Bool
+	failWrites        atomic.Bool
+	queries, batchGet atomic.Int64
+}
+
+func (f *faultyTable) Query(ctx context.Context, q store.Query) (store.Page, error) {
+	f.queries.Add(1)
+	return f.Table.Query(ctx, q)
+}
+
+func (f *faultyTable) BatchGet(ctx context.Context, keys []store.Key, consistent bool) ([]store.Item, error) {
+	f.batchGet.Add(1)
+	return f.Table.BatchGet(ctx, keys, consistent)
 }
 
 func (f *faultyTable) Put(ctx context.Context, it store.Item, conds ...store.Cond) error {

@@ -67,7 +67,7 @@ func (h *handlers) share(w http.ResponseWriter, r *http.Request) error {
 	cs := make([]store.IntegrationCollaborator, len(items))
 	for i, u := range users {
 		cs[i] = store.IntegrationCollaborator{ID: uuid.NewString(), IntegrationID: in.ID, OrgID: c.OrgID,
-			UserID: u.ID, Role: viewer, CreatedBy: c.UserID, CreatedAt: now}
+			UserID: u.ID, Role: viewer, CreatedBy: c.UserID, CreatedAt: now, OwnerID: in.OwnerID, Provider: in.Provider}
 	}
 	var invited []store.Op
 	for _, u := range invites {
@@ -176,12 +176,19 @@ func (h *handlers) visible(ctx context.Context, c auth.Caller, id string) (store
 	if accessOf(c, in, false) != accessNone {
 		return in, nil
 	}
-	_, err = store.IntegrationCollaboratorOf(ctx, h.Table, c.OrgID, id, c.UserID)
+	col, err := store.IntegrationCollaboratorOf(ctx, h.Table, c.OrgID, id, c.UserID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return store.Integration{}, errNotFound
 	case err != nil:
 		return store.Integration{}, err
+	}
+	// A share written before GET /v2/integrations listed shares names no record and has no
+	// entry under its user: give it both now (once), so that the list shows it from then on.
+	if col.OwnerID == "" {
+		if err := store.ListIntegrationShare(ctx, h.Table, in, c.UserID); err != nil {
+			h.Log.WarnContext(ctx, "integration share not indexed", "integration_id", id, "error", err)
+		}
 	}
 	return in, nil
 }

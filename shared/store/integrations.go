@@ -14,6 +14,15 @@ import (
 //	integration             USER#<owner>         INTEGRATION#<provider>  GSI1 INTEGRATION#<id> / META
 //	integration pointer     INTEGRATION#<id>     META                    owner and provider of an id
 //	integration viewer      INTEGRATION#<id>     USER#<user>             one per user the owner shared with
+//	                                                                     GSI1 USER#<user> / INTSHARE#<id>
+//
+// The viewer item carries its own index entry under the grantee, so that a user's shares
+// are listed (SharedIntegrations) with nothing more to write or to keep in step: the share
+// transaction is the same size, and whatever removes a viewer item removes its entry. It
+// also names the integration's record (owner_id, provider), so the list reads the records
+// with no pointer in between. Viewer items written before get both when the grantee next
+// reads the integration (ListIntegrationShare); no stream step or migration is needed, as a
+// viewer item never changes after it is written.
 //
 // One integration per owner and provider is the base key itself, so a create that races
 // another is refused by the key. The pointer is written in the same transaction as the
@@ -62,6 +71,10 @@ type IntegrationCollaborator struct {
 	Role          string    `json:"role"`
 	CreatedBy     string    `json:"created_by"`
 	CreatedAt     time.Time `json:"created_at"`
+	// The key of the integration's record, so that a user's shares are read with no
+	// pointer in between (SharedIntegrations); absent on shares written before.
+	OwnerID  string `json:"owner_id,omitempty"`
+	Provider string `json:"provider,omitempty"`
 }
 
 // integrationPointer is the META item of an integration's partition.
@@ -72,7 +85,10 @@ type integrationPointer struct {
 	Provider string `json:"provider"`
 }
 
-const integrationPrefix = "INTEGRATION#"
+const (
+	integrationPrefix = "INTEGRATION#"
+	intSharePrefix    = "INTSHARE#" // the GSI1 sort key of a viewer item under its user
+)
 
 func integrationKey(owner, provider string) Key {
 	return Key{PK: userPartition(owner), SK: integrationPrefix + provider}
@@ -196,7 +212,8 @@ func ShareIntegrationOps(orgID, id string, cs []IntegrationCollaborator, extra i
 		if err != nil {
 			return nil, false, err
 		}
-		ops = append(ops, PutOp(itemAt(integrationUserKey(id, c.UserID), it, AttrEntity, EntityIntegrationCollaborator), NotExists()))
+		ops = append(ops, PutOp(itemAt(integrationUserKey(id, c.UserID), it, AttrEntity, EntityIntegrationCollaborator,
+			AttrGSI1PK, userPartition(c.UserID), AttrGSI1SK, intSharePrefix+id), NotExists()))
 	}
 	return ops, checked, nil
 }

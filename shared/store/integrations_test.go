@@ -113,3 +113,99 @@ func TestUserIntegrations(t *testing.T) {
 		}
 	})
 }
+
+// SharedIntegrations lists what a share put under the user, and leaves out an entry whose
+// integration is of another organization or whose share is gone; ListIntegrationShare gives
+// an entry to a viewer item without one, once.
+func TestSharedIntegrations(t *testing.T) {
+	eachTable(t, func(t *testing.T, tbl store.Table) {
+		ctx := t.Context()
+		org, viewer := uuid.NewString(), uuid.NewString()
+		now := time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)
+		var ins []store.Integration
+		for i, p := range []string{"model-vendor", "custom"} {
+			in := store.Integration{ID: uuid.NewString(), OrgID: org, OwnerID: uuid.NewString(), Provider: p, Name: p,
+				Settings: map[string]any{}, SecretRef: "integrations/" + p, Revision: "r", CreatedAt: now, UpdatedAt: now}
+			if err := store.CreateIntegration(ctx, tbl, in); err != nil {
+				t.Fatal(err)
+			}
+			c := store.IntegrationCollaborator{ID: uuid.NewString(), IntegrationID: in.ID, OrgID: org, UserID: viewer,
+				Role: "viewer", CreatedBy: in.OwnerID, CreatedAt: now}
+			if i == 0 { // the second share names no record key, as shares written before did
+				c.OwnerID, c.Provider = in.OwnerID, in.Provider
+			}
+			ops, checked, err := store.ShareIntegrationOps(org, in.ID, []store.IntegrationCollaborator{c}, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := store.ShareIntegrationError(tbl.Transact(ctx, ops), in.ID, 1, checked); err != nil {
+				t.Fatal(err)
+			}
+			ins = append(ins, in)
+		}
+		ids := func(user string) []string {
+			t.Helper()
+			got, err := store.SharedIntegrations(ctx, tbl, org, user)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := make([]string, len(got))
+			for i, in := range got {
+				out[i] = in.ID
+				if in.SecretRef == "" || in.OwnerID == "" {
+					t.Errorf("integration %s read without its record: %+v", in.ID, in)
+				}
+			}
+			return out
+		}
+		want := []string{ins[0].ID, ins[1].ID}
+		if want[0] > want[1] {
+			want[0], want[1] = want[1], want[0]
+		}
+		if got := ids(viewer); len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+			t.Fatalf("shared with the viewer: %v, want %v", got, want)
+		}
+		if got := ids(ins[0].OwnerID); len(got) != 0 {
+			t.Fatalf("shared with the owner: %v, want none", got)
+		}
+		if got, err := store.SharedIntegrations(ctx, tbl, uuid.NewString(), viewer); err != nil || len(got) != 0 {
+			t.Fatalf("another organization: %v %v", got, err)
+		}
+
+		// A share gone is not listed; a viewer item without its entry is not listed until
+		// ListIntegrationShare gives it one, which a second call leaves as it is.
+		gone := store.Key{PK: "INTEGRATION#" + ins[0].ID, SK: "USER#" + viewer}
+		if err := tbl.Delete(ctx, gone); err != nil {
+			t.Fatal(err)
+		}
+		old := store.Key{PK: "INTEGRATION#" + ins[1].ID, SK: "USER#" + viewer}
+		if _, err := tbl.Update(ctx, store.Update{Key: old, Remove: []string{store.AttrGSI1PK, store.AttrGSI1SK}}); err != nil { // as written before
+			t.Fatal(err)
+		}
+		if got := ids(viewer); len(got) != 0 {
+			t.Fatalf("after the removals: %v, want none", got)
+		}
+		for range 2 {
+			if err := store.ListIntegrationShare(ctx, tbl, ins[1], viewer); err != nil {
+				t.Fatal(err)
+			}
+			if got := ids(viewer); len(got) != 1 || got[0] != ins[1].ID {
+				t.Fatalf("after the repair: %v, want %s", got, ins[1].ID)
+			}
+		}
+		if it, err := tbl.Get(ctx, old, true); err != nil || it["owner_id"] != ins[1].OwnerID || it["provider"] != ins[1].Provider {
+			t.Fatalf("the repaired share names no record key: %v %v", it, err)
+		}
+		// Neither another organization's caller nor a missing share creates an item.
+		stranger := ins[1]
+		stranger.OrgID = uuid.NewString()
+		for _, in := range []store.Integration{stranger, ins[0]} {
+			if err := store.ListIntegrationShare(ctx, tbl, in, viewer); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := tbl.Get(ctx, gone, true); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("the repair wrote a share that was gone: %v", err)
+		}
+	})
+}
