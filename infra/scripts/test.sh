@@ -132,12 +132,13 @@ step lint make --no-print-directory lint || finish
 # Packages run $parallel at a time, each test binary against a moto server of its own
 # (moto-slot.sh: moto restores every table from a snapshot when a transaction is cancelled,
 # undoing writes another package made meanwhile); DynamoDB Local is shared. The test binaries
-# are compiled first, in parallel.
+# are compiled first, in parallel. -vet=off: the lint step ran go vet's every analyzer over the
+# same packages; go test's own vet (a subset of them) would only do that work again.
 # (testreport too: it renders the go test step below.)
 report="$EMULATORS_RUN_DIR/testreport"
 build_tests() {
 	go build -o "$report" ./infra/scripts/testreport &&
-		go test -count=1 "$@" -run '^$' ./... | { grep -v -e '^ok ' -e 'no test files' || true; }
+		go test -count=1 -vet=off "$@" -run '^$' ./... | { grep -v -e '^ok ' -e 'no test files' || true; }
 }
 step "go test build" build_tests "$@" || finish
 join venv || finish
@@ -174,7 +175,7 @@ rm -rf "$ID_RECORD_DIR"
 go_test() {
 	local json="$EMULATORS_RUN_DIR/go-test.json" module
 	module=$(awk '$1 == "module" { print $2; exit }' go.mod)
-	go test -json -count=1 -p "$parallel" -exec "$root/$scripts/moto-slot.sh" -timeout 25m "$@" ./... |
+	go test -json -count=1 -vet=off -p "$parallel" -exec "$root/$scripts/moto-slot.sh" -timeout 25m "$@" ./... |
 		tee "$json" | "$report" -trim "$module/"
 	local rc=("${PIPESTATUS[@]}")
 	if ((rc[1] || rc[2])); then
