@@ -198,7 +198,7 @@ spawn schemathesis bash "$scripts/schemathesis.sh"
 # "The client tier"): one Python process, beside the rest too.
 spawn client-tier bash "$scripts/client-tier.sh"
 # Every event once through BenchmarkEvents (first-run status checked), so `make bench` cannot rot.
-step bench go test -count=1 -run '^$' -bench BenchmarkEvents -benchtime 1x ./infra/invoke/ || finish
+step bench go test -count=1 -vet=off -run '^$' -bench BenchmarkEvents -benchtime 1x ./infra/invoke/ || finish
 # Each go fuzz target briefly past its seed corpus (which go test ran above): FUZZTIME each,
 # 10,000 inputs by default. A count, not a duration: with a duration, go test can report
 # "context deadline exceeded" as a failure when the time runs out while a busy machine's
@@ -207,7 +207,7 @@ fuzz_targets() {
 	local t out
 	for t in validate:FuzzParseJSON validate:FuzzDecodeBody validate:FuzzPage validate:FuzzStorableNumber httpapi:FuzzDecodeBody \
 		traces:FuzzReadSearch datasets:FuzzContentPage egress:FuzzEndpointCheck schedule:FuzzParse store:FuzzUnquote; do
-		out=$(go test -run '^$' -fuzz "^${t#*:}\$" -fuzztime "${FUZZTIME:-10000x}" "./shared/${t%%:*}" 2>&1) ||
+		out=$(go test -vet=off -run '^$' -fuzz "^${t#*:}\$" -fuzztime "${FUZZTIME:-10000x}" "./shared/${t%%:*}" 2>&1) ||
 			{ printf '%s\n' "$out" >&2; echo "test.sh: fuzz target $t failed" >&2; return 1; }
 	done
 }
