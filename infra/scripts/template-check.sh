@@ -2,11 +2,11 @@
 # Template checks (test tier 6), run by infra/scripts/test.sh and `make template-check`:
 #   1. cfn-lint template.yaml                     - no finding of any level
 #   2. sam validate --lint                        - no finding
-#   3. sam build (BuildMethod makefile, in source) into .aws-sam/build
-#   4. every built bootstrap is a linux/arm64 ELF of at most MAX_BOOTSTRAP_BYTES (10,000,000);
-#      4b. every function, built for arm64 and amd64, within its size budget on both
+#   3a. every function, built for arm64 and amd64, within its size budget on both
 #      (infra/bench/size_budgets.json) and the cap on arm64, the architecture the template
-#      deploys (amd64 is held to the budgets, all of them under the cap).
+#      deploys (amd64 is held to the budgets, all of them under the cap)
+#   3. sam build (BuildMethod makefile, in source, functions in parallel) into .aws-sam/build
+#   4. every built bootstrap is a linux/arm64 ELF of at most MAX_BOOTSTRAP_BYTES (10,000,000)
 #   5. the transformed stack holds at most 500 resources and the HTTP API at most 300 routes
 # All checks run; the script exits non-zero if any of them found something.
 #
@@ -77,6 +77,21 @@ else
 	failures+=("sam validate --lint reported findings")
 fi
 
+# --- 3a. every function's size budget, on arm64 and amd64 -----------------------------------
+# infra/bench/size_budgets.json states each function's budget per architecture (a ratchet:
+# growing a function means raising its budget, in review). The cap is held on arm64 only, the
+# architecture the template deploys (on amd64 the budgets, none above
+# the cap, hold every function under it).
+# The Makefile's LAMBDA_FLAGS; `make sizes-check` runs the same check. It runs before sam build:
+# its one go build per architecture compiles each package once, where sam build's parallel
+# builds, one go build per function, would each compile the same packages at once on a
+# fresh machine; sam build then finds them compiled and links.
+step "bootstraps within their budgets (arm64, amd64) and the cap (arm64)"
+if ! go run ./infra/bench sizes -flags '-tags lambda.norpc -ldflags "-s -w" -trimpath' -cap "$max_bytes" \
+	-archs arm64,amd64 -cap-archs arm64 -check -attribution=false -init-runs 0; then
+	failures+=("a bootstrap is over its size budget (infra/bench/size_budgets.json) or over $max_bytes bytes on arm64")
+fi
+
 # --- 3. sam build ---------------------------------------------------------------------------
 # The functions of the template: the resources of type AWS::Serverless::Function (the template
 # keeps the two-space layout; infra/template_test.go parses it properly and checks the same set).
@@ -138,18 +153,6 @@ if $built; then
 			failures+=("$build_dir/$fn/bootstrap belongs to no function of $template")
 		fi
 	done
-fi
-
-# --- 4b. every function's size budget, on arm64 and amd64 -----------------------------------
-# infra/bench/size_budgets.json states each function's budget per architecture (a ratchet:
-# growing a function means raising its budget, in review). The cap is held on arm64 only, the
-# architecture the template deploys (on amd64 the budgets, none above
-# the cap, hold every function under it).
-# The Makefile's LAMBDA_FLAGS; `make sizes-check` runs the same check.
-step "bootstraps within their budgets (arm64, amd64) and the cap (arm64)"
-if ! go run ./infra/bench sizes -flags '-tags lambda.norpc -ldflags "-s -w" -trimpath' -cap "$max_bytes" \
-	-archs arm64,amd64 -cap-archs arm64 -check -attribution=false -init-runs 0; then
-	failures+=("a bootstrap is over its size budget (infra/bench/size_budgets.json) or over $max_bytes bytes on arm64")
 fi
 
 # --- 5. stack size --------------------------------------------------------------------------
