@@ -46,7 +46,13 @@ func readJSONCreate(r *http.Request) (newDataset, error) {
 		return newDataset{}, err
 	}
 	errs := validate.New()
-	var nd newDataset
+	// The operation's query parameters hold whatever the body (FastAPI validates every declared
+	// parameter, query before body): `format` names a file's format, which a JSON body has
+	// none of; `hidden` is the default of the body's own.
+	q := r.URL.Query()
+	errs.Query(q, "format").Enum(uploadFormats...)
+	hidden, _ := errs.Query(q, "hidden").Bool()
+	nd := newDataset{hidden: hidden}
 	o, ok := errs.Body(raw, present).Required().Object()
 	if !ok {
 		return newDataset{}, errs.Err()
@@ -59,7 +65,9 @@ func readJSONCreate(r *http.Request) (newDataset, error) {
 	nd.rows, _ = readRows(o.Get("rows").Nullable(), nd.columns)
 	nd.projectID, _ = o.Get("project_id").Nullable().UUID(4)
 	nd.draft, _ = o.Get("draft").Bool()
-	nd.hidden, _ = o.Get("hidden").Bool()
+	if h, ok := o.Get("hidden").Bool(); ok {
+		nd.hidden = h
+	}
 	nd.suffix, _ = o.Get("append_suffix_if_duplicate").Bool()
 	return nd, errs.Err()
 }

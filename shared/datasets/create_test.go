@@ -101,6 +101,27 @@ func TestCreateRefusals(t *testing.T) {
 			}
 		})
 	}
+	// The operation's query parameters hold for a JSON body too, as FastAPI validates every
+	// declared parameter whatever the body; query problems come before the body's.
+	for _, tt := range []struct{ query, want string }{
+		{"hidden=297", "bool_parsing@query.hidden"},
+		{"format=xlsx", "enum@query.format"},
+		{"hidden=maybe&format=xlsx", "enum@query.format,bool_parsing@query.hidden,missing@body.name"},
+	} {
+		t.Run("query "+tt.query, func(t *testing.T) {
+			body := map[string]any{"name": "q", "column_names": []string{"a"}}
+			if strings.Contains(tt.want, "missing@body.name") {
+				body = map[string]any{"column_names": []string{"a"}}
+			}
+			resp := h.request(&h.org.User, "POST", "/v2/datasets?"+tt.query, body)
+			if resp.code != http.StatusUnprocessableEntity {
+				t.Fatalf("got %d %s, want 422", resp.code, resp.body)
+			}
+			if got := problems(t, resp); got != tt.want {
+				t.Errorf("got %s, want %s", got, tt.want)
+			}
+		})
+	}
 	t.Run("read-only member", func(t *testing.T) {
 		resp := h.request(&h.org.ReadOnly, "POST", "/v2/datasets", map[string]any{"name": "n", "column_names": []string{"a"}})
 		if resp.code != http.StatusForbidden {
