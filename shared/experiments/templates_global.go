@@ -165,16 +165,7 @@ func (h *handlers) deleteGlobalTemplate(w http.ResponseWriter, r *http.Request) 
 	if err != nil {
 		return err
 	}
-	if err := auth.RequireWrite(ctx); err != nil {
-		return err
-	}
-	if err := store.DeletePromptTemplate(ctx, h.Table, p); errors.Is(err, store.ErrNotFound) {
-		return httpapi.NotFound("Prompt template")
-	} else if err != nil {
-		return err
-	}
-	httpapi.WriteJSON(w, http.StatusOK, map[string]string{"message": fmt.Sprintf("Deleted prompt template '%s'", p.Name)})
-	return nil
+	return h.writeTemplateDelete(ctx, w, p)
 }
 
 // maxBulkDelete bounds the ids of one bulk delete (as datasets' bulk delete).
@@ -235,5 +226,20 @@ func (h *handlers) bulkDeleteTemplates(w http.ResponseWriter, r *http.Request) e
 	deleted := len(ids) - len(failed)
 	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"deleted_count": deleted, "failed_deletions": failed,
 		"message": fmt.Sprintf("Deleted %d of %d prompt templates", deleted, len(ids))})
+	return nil
+}
+
+// writeTemplateDelete deletes a template the caller found, as both deletes do: write access, then
+// the one transaction (the stream consumer purges its versions and collaborators).
+func (h *handlers) writeTemplateDelete(ctx context.Context, w http.ResponseWriter, p store.PromptTemplate) error {
+	if err := auth.RequireWrite(ctx); err != nil {
+		return err
+	}
+	if err := store.DeletePromptTemplate(ctx, h.Table, p); errors.Is(err, store.ErrNotFound) {
+		return httpapi.NotFound("Prompt template")
+	} else if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, map[string]string{"message": fmt.Sprintf("Deleted prompt template '%s'", p.Name)})
 	return nil
 }

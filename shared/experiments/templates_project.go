@@ -3,10 +3,8 @@ package experiments
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 
-	"github.com/evalobs/evalapi/shared/auth"
 	"github.com/evalobs/evalapi/shared/base"
 	"github.com/evalobs/evalapi/shared/httpapi"
 	"github.com/evalobs/evalapi/shared/store"
@@ -38,16 +36,7 @@ func (h *handlers) deleteTemplate(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	if err := auth.RequireWrite(ctx); err != nil {
-		return err
-	}
-	if err := store.DeletePromptTemplate(ctx, h.Table, p); errors.Is(err, store.ErrNotFound) {
-		return httpapi.NotFound("Prompt template")
-	} else if err != nil {
-		return err
-	}
-	httpapi.WriteJSON(w, http.StatusOK, map[string]string{"message": fmt.Sprintf("Deleted prompt template '%s'", p.Name)})
-	return nil
+	return h.writeTemplateDelete(ctx, w, p)
 }
 
 // versionByName is GET /v2/projects/{project_id}/templates/versions?template_name=&version=:
